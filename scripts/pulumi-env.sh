@@ -1,0 +1,11 @@
+# Sourced by scripts that run the Pulumi CLI: puts the pinned toolchain and Node first on PATH and keeps the
+# CLI offline. Without a backend configured by the user, state goes to a file:// backend under the project.
+repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+pulumi_bin=$(bash "$repo/scripts/toolchain/build.sh" --print-bin-dir)
+export PATH="$pulumi_bin:$repo/node_modules/.bin:$PATH"
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+if [[ -z "${PULUMI_BACKEND_URL:-}" ]] && ! grep -qs '"current": *"[^"]' "${PULUMI_HOME:-$HOME/.pulumi}/credentials.json"; then
+  mkdir -p "$repo/.pulumi-state"
+  export PULUMI_BACKEND_URL="file://$repo/.pulumi-state"
+fi

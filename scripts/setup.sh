@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the project needs beyond `npm ci`, idempotently and with progress: checks that npm installed the
+# pinned Node, installs Debian's OCI registry for the tests and the demo, and builds the pinned Pulumi CLI.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+node_bin="$repo/node_modules/.bin/node"
+pinned=$(node -p "require('$repo/package.json').devDependencies.node")
+if [[ ! -x "$node_bin" ]] || [[ "$("$node_bin" --version)" != "v$pinned" ]]; then
+  echo "[setup] error: node_modules/.bin/node is not Node v$pinned. npm skipped the install script of the 'node'" >&2
+  echo "[setup] package: keep \"allowScripts\": { \"node\": true } in package.json and run 'npm ci' again." >&2
+  exit 1
+fi
+echo "[setup] Node $("$node_bin" --version) from node_modules (pinned)" >&2
+
+bash "$repo/scripts/setup-registry.sh"
+bash "$repo/scripts/toolchain/build.sh"
+echo "[setup] Pulumi CLI $("$(bash "$repo/scripts/toolchain/build.sh" --print-bin-dir)/pulumi" version) ready" >&2

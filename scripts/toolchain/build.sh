@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Makes the pinned Pulumi CLI and its Node.js language host available, building them from Go modules once and
+# caching the binaries outside the repository, keyed by version. Idempotent; prints progress to stderr.
+#
+#   scripts/toolchain/build.sh                 ensure the toolchain, print nothing on stdout
+#   scripts/toolchain/build.sh --print-bin-dir ensure it, then print the directory to put first on PATH
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# The CLI must match the @pulumi/pulumi npm dependency: read the version from there, not from a second copy.
+version=$(node -p "require('$repo/package.json').dependencies['@pulumi/pulumi']")
+cache_root=${EXAMPLEDEV_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/exampledev-pulumi}
+bin_dir="$cache_root/pulumi-v$version/bin"
+
+say() { echo "[toolchain] $*" >&2; }
+
+print_bin_dir=false
+[[ "${1:-}" == "--print-bin-dir" ]] && print_bin_dir=true
+
+finish() {
+  # The dynamic-provider plugin ships in the npm package; it resolves @pulumi/pulumi from the program's
+  # directory at run time, so a copy next to the CLI serves every clone that shares this cache.
+  if [[ ! -x "$1/pulumi-resource-pulumi-nodejs" && -w "$1" ]]; then
+    install -m 0755 "$repo/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs" "$1/"
+  fi
+  if $print_bin_dir; then echo "$1"; fi
+  exit 0
+}
+
+# A pulumi of the right version already on PATH (for example an official install) is used as it is.
+if on_path=$(command -v pulumi 2>/dev/null) && [[ "$("$on_path" version 2>/dev/null)" == "v$version" ]]; then
+  say "using pulumi v$version from PATH at $on_path"
+  if $print_bin_dir; then dirname "$on_path"; fi
+  exit 0
+fi
+
+if [[ -x "$bin_dir/pulumi" && -x "$bin_dir/pulumi-language-nodejs" && -x "$bin_dir/pulumi-language-nodejs-v3.68.0" ]] &&
+  [[ "$("$bin_dir/pulumi" version)" == "v$version" ]]; then
+  finish "$bin_dir"
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  if [[ -x /usr/local/go/bin/go ]]; then
+    export PATH="/usr/local/go/bin:$PATH"
+  else
+    say "error: Go is required to build the Pulumi CLI v$version (no prebuilt binary can be downloaded here)."
+    say "Install Go 1.26 or newer (https://go.dev/doc/install, or 'apt-get install golang-go' where recent enough),"
+    say "or put a pulumi v$version on PATH, then run this again."
+    exit 1
+  fi
+fi
+
+if ! grep -Eq "^\s+github.com/pulumi/pulumi/pkg/v3 v$version( |$)" "$here/cli/go.mod"; then
+  say "error: scripts/toolchain/cli/go.mod does not pin github.com/pulumi/pulumi/pkg/v3 v$version; update it with"
+  say "  (cd scripts/toolchain/cli && go get github.com/pulumi/pulumi/pkg/v3@v$version github.com/pulumi/pulumi/sdk/v3@v$version && go mod tidy)"
+  exit 1
+fi
+
+mkdir -p "$bin_dir"
+staging=$(mktemp -d "$cache_root/build.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+export CGO_ENABLED=0
+
+# go build -v names each package as it compiles it: turn that into a progress line every 100 packages.
+progress() {
+  awk -v what="$1" '{ n++; if (n % 100 == 0) { printf "[toolchain]   %s: %d packages compiled\n", what, n > "/dev/stderr" } }
+    /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }'
+}
+
+started=$SECONDS
+say "building the Pulumi CLI v$version from Go modules into $bin_dir"
+say "  (first build: about 4 minutes on 2 cores, plus module downloads; later runs reuse the cache)"
+(cd "$here/cli" && go build -v -trimpath \
+  -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version" \
+  -o "$staging/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi 2>&1 | progress "pulumi CLI")
+say "building the Node.js language host"
+(cd "$here/cli" && go build -trimpath -ldflags "-s -w -X main.version=$version" \
+  -o "$staging/pulumi-language-nodejs" ./nodejs-host)
+(cd "$here/compat-host" && go build -v -trimpath -ldflags "-s -w" \
+  -o "$staging/pulumi-language-nodejs-v3.68.0" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs \
+  2>&1 | progress "language host v3.68.0")
+
+# Move into place only once everything built, so an interrupted build never leaves a half toolchain behind.
+mv "$staging"/* "$bin_dir/"
+say "built in $((SECONDS - started))s: $("$bin_dir/pulumi" version)"
+finish "$bin_dir"
