@@ -1,0 +1,178 @@
+import { isDeepStrictEqual } from "node:util";
+import type * as pulumi from "@pulumi/pulumi";
+import { AlreadyExistsError, type Client, ConflictError, NotFoundError } from "../sdk/client";
+import { applyDefaults, isUnknown, KINDS, type KindName, validateSpec } from "../sdk/schema";
+import type { Condition } from "./await/condition";
+import { deleted } from "./await/conditions";
+import { WaitFailedError, waitFor } from "./await/wait";
+import { clientFor, configure } from "./clients";
+import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
+import { autoName } from "./naming";
+import { apiObject, type ObjectInputs, type ObjectOutputs, outputsOf, refreshedOutputs } from "./state";
+
+const DEFAULT_AWAIT_SECONDS = 300;
+const UPDATE_CONFLICT_ATTEMPTS = 5;
+
+/**
+ * An error after the object exists on the server: Pulumi records the object (id and properties) as created
+ * but failed to initialise, instead of forgetting it.
+ */
+class PartialFailure extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: ObjectOutputs,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+/** The dynamic provider of one kind: check, diff, create, read, update and delete over the HTTP API. */
+export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
+  private readonly behaviour;
+  private readonly label: string;
+
+  constructor(private readonly kind: KindName) {
+    this.behaviour = KIND_BEHAVIOUR[kind];
+    this.label = kind;
+  }
+
+  async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    configure(request.config);
+  }
+
+  async check(olds: Partial<ObjectInputs>, news: ObjectInputs): Promise<pulumi.dynamic.CheckResult> {
+    const inputs = { ...news, metadata: { ...news.metadata, ...this.chooseName(olds, news) } };
+    if (isUnknown(news.spec)) return { inputs };
+    const failures = validateSpec(this.kind, news.spec)
+      .filter((violation) => violation.severity === "error")
+      // The path goes in the reason: a CheckFailure property must name a top-level input.
+      .map((violation) => ({ property: "", reason: `${violation.path}: ${violation.message}` }));
+    return { inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) }, failures };
+  }
+
+  private chooseName(olds: Partial<ObjectInputs>, news: ObjectInputs): Pick<ObjectInputs["metadata"], "name"> & { autoNamed?: boolean } {
+    if (news.metadata?.name !== undefined) return { name: news.metadata.name };
+    // Keep the generated name across updates: it lives in state, not in the program.
+    if (olds.autoNamed && olds.metadata?.name && olds.logicalName === news.logicalName) {
+      return { name: olds.metadata.name };
+    }
+    return { name: autoName(news.logicalName) };
+  }
+
+  async diff(_id: string, olds: ObjectOutputs, news: ObjectInputs): Promise<pulumi.dynamic.DiffResult> {
+    const specChanged = !isDeepStrictEqual(olds.spec, news.spec);
+    const replaces = [
+      ...(olds.metadata.name !== news.metadata.name ? ["metadata.name"] : []),
+      ...(specChanged ? this.behaviour.replacedBy(olds.spec, news.spec) : []),
+    ];
+    const metadataChanged =
+      !isDeepStrictEqual(olds.metadata.labels, news.metadata.labels) ||
+      !isDeepStrictEqual(olds.metadata.annotations, news.metadata.annotations);
+    return {
+      changes: specChanged || metadataChanged || replaces.length > 0,
+      replaces,
+      // A replacement under the same name must delete first: the API holds one object per name.
+      deleteBeforeReplace: replaces.length > 0 && olds.metadata.name === news.metadata.name,
+    };
+  }
+
+  async create(inputs: ObjectInputs): Promise<pulumi.dynamic.CreateResult> {
+    const client = clientFor();
+    const name = inputs.metadata.name;
+    let object: AnyObject;
+    try {
+      object = await this.accessor(client).create(apiObject(this.kind, KINDS[this.kind].apiVersion, inputs), {
+        fieldValidation: "Strict",
+        adoptOwnRetry: true,
+      });
+    } catch (error) {
+      if (!(error instanceof AlreadyExistsError)) throw error;
+      if (!inputs.adopt) {
+        throw new Error(
+          `${this.label} "${name}" already exists on the server and is not managed by this stack. ` +
+            `To take it over, set \`adopt: true\` on the resource (its spec is then replaced by the program's); ` +
+            `otherwise choose another metadata.name or delete the existing object.`,
+        );
+      }
+      object = await this.replace(client, inputs);
+    }
+    return { id: name, outs: await this.settle(client, inputs, object) };
+  }
+
+  async read(id: string, state: ObjectOutputs): Promise<pulumi.dynamic.ReadResult> {
+    const object = await this.find(clientFor(), id);
+    if (object === undefined) return { id: "", props: {} };
+    return { id, props: refreshedOutputs(this.kind, state, object) };
+  }
+
+  async update(_id: string, _olds: ObjectOutputs, news: ObjectInputs): Promise<pulumi.dynamic.UpdateResult> {
+    const client = clientFor();
+    const object = await this.replace(client, news);
+    return { outs: await this.settle(client, news, object) };
+  }
+
+  async delete(id: string, state: ObjectOutputs): Promise<void> {
+    const client = clientFor();
+    try {
+      await this.accessor(client).delete(id);
+    } catch (error) {
+      if (error instanceof NotFoundError) return;
+      throw error;
+    }
+    await this.await(client, id, deleted(), state.await?.timeoutSeconds);
+  }
+
+  /** PUT the declared object over the current one, re-reading on a conflict (the controller writes status). */
+  private async replace(client: Client, inputs: ObjectInputs): Promise<AnyObject> {
+    const accessor = this.accessor(client);
+    const name = inputs.metadata.name;
+    for (let attempt = 1; ; attempt++) {
+      const current = await accessor.get(name);
+      const body = apiObject(this.kind, KINDS[this.kind].apiVersion, inputs, current.metadata.resourceVersion);
+      try {
+        return await accessor.replace(name, body, { fieldValidation: "Strict" });
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt >= UPDATE_CONFLICT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Waits for the kind's readiness after a write; a failure keeps the object in state as partially created. */
+  private async settle(client: Client, inputs: ObjectInputs, written: AnyObject): Promise<ObjectOutputs> {
+    const readiness = this.behaviour.readiness;
+    if (readiness === undefined || inputs.await?.skip) return outputsOf(this.kind, inputs, written);
+    const name = inputs.metadata.name;
+    const generation = written.metadata.generation ?? 1;
+    try {
+      const ready = await this.await(client, name, readiness(generation), inputs.await?.timeoutSeconds);
+      return outputsOf(this.kind, inputs, ready ?? written);
+    } catch (error) {
+      if (!(error instanceof WaitFailedError)) throw error;
+      const lastSeen = (error.lastSeen as AnyObject | undefined) ?? written;
+      const message = `${this.label} "${name}" was written but did not become ready: ${error.message}`;
+      const properties = { ...outputsOf(this.kind, inputs, lastSeen), __provider: inputs.__provider };
+      throw new PartialFailure(message, name, properties as ObjectOutputs, [message]);
+    }
+  }
+
+  private await(client: Client, name: string, condition: Condition<AnyObject | undefined>, timeoutSeconds?: number) {
+    return waitFor(() => this.find(client, name), condition, {
+      timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
+    });
+  }
+
+  private async find(client: Client, name: string): Promise<AnyObject | undefined> {
+    try {
+      return await this.accessor(client).get(name);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  private accessor(client: Client) {
+    return this.behaviour.accessor(client);
+  }
+}

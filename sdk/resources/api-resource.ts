@@ -1,0 +1,73 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { KindName } from "../schema";
+import { providerShim } from "./provider-shim";
+import { markSecretInputs } from "./secret-inputs";
+
+/** `pulumi.Input` at every level of T, so any part of a spec can come from another resource's output. */
+export type DeepInput<T> = T extends string | number | boolean | undefined | null
+  ? pulumi.Input<T>
+  : T extends readonly (infer U)[]
+    ? pulumi.Input<DeepInput<U>[]>
+    : pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>;
+
+export interface ObjectMetadataArgs {
+  /** The object's name on the server. Default: the Pulumi name plus a random suffix, kept in state. */
+  name?: pulumi.Input<string>;
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  annotations?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface ApiResourceArgs<SpecInput> {
+  metadata?: pulumi.Input<ObjectMetadataArgs>;
+  spec: DeepInput<SpecInput>;
+  /**
+   * Take over an object of the same name that already exists on the server (its spec is replaced by this
+   * one). Without it, creating over an existing object fails: the provider never upserts silently.
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/** Metadata as the server set it. */
+export interface ObjectMetadata {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  generation: number;
+  creationTimestamp: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** The resource type token is `pulumi-nodejs:dynamic/exampledev:<Kind>`; policies match on it. */
+export const TYPE_TOKENS: Readonly<Record<KindName, string>> = {
+  Proxy: "pulumi-nodejs:dynamic/exampledev:Proxy",
+  Service: "pulumi-nodejs:dynamic/exampledev:Service",
+  ServiceRevision: "pulumi-nodejs:dynamic/exampledev:ServiceRevision",
+};
+
+/** The base of the three resource classes: one API object, managed through the dynamic provider. */
+export abstract class ApiResource<Spec, Status> extends pulumi.dynamic.Resource {
+  declare readonly metadata: pulumi.Output<ObjectMetadata>;
+  /** The spec as stored, defaults applied. */
+  declare readonly spec: pulumi.Output<Spec>;
+  declare readonly status: pulumi.Output<Status>;
+
+  protected constructor(
+    kind: KindName,
+    name: string,
+    args: ApiResourceArgs<unknown> & Record<string, unknown>,
+    outputs: readonly string[],
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    const { spec, ...rest } = args;
+    const props: Record<string, unknown> = {
+      ...rest,
+      metadata: args.metadata ?? {},
+      spec: markSecretInputs(kind, spec),
+      logicalName: name,
+      status: undefined,
+      ...Object.fromEntries(outputs.map((output) => [output, undefined])),
+    };
+    super(providerShim(kind), name, props, opts, "exampledev", kind);
+  }
+}
