@@ -1,0 +1,6 @@
+import { PolicyPack } from "@pulumi/policy";
+import { POLICIES } from "./policies";
+
+// Constructing the pack starts serving it to the Pulumi engine, so this file only registers; the policies
+// live in modules of their own that tests import.
+new PolicyPack("exampledev", { policies: POLICIES });

@@ -1,0 +1,72 @@
+import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
+import type { KindName } from "../sdk/schema";
+import { describeResource, isKnownName, kindOfType, objectName, plainProperties } from "./resources";
+
+/** A resource of ours in the stack, with its properties read as plain values. */
+interface StackObject {
+  kind: KindName;
+  name: string;
+  urn: string;
+  props: Record<string, unknown>;
+}
+
+function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
+  return resources.flatMap(({ type, name, urn, props }) => {
+    const kind = kindOfType(type);
+    return kind === undefined ? [] : [{ kind, name, urn, props: plainProperties(props) }];
+  });
+}
+
+function pinnedRevision(service: StackObject): string | undefined {
+  const spec = service.props.spec;
+  const liveRevision = typeof spec === "object" && spec !== null ? (spec as { liveRevision?: unknown }).liveRevision : undefined;
+  return isKnownName(liveRevision) ? liveRevision : undefined;
+}
+
+export const liveRevisionManaged: StackValidationPolicy = {
+  name: "live-revision-managed",
+  description:
+    "A Service that pins spec.liveRevision names a ServiceRevision managed by the same stack, so the pinned revision is known to exist.",
+  enforcementLevel: "advisory",
+  validateStack: ({ resources }, reportViolation) => {
+    const objects = stackObjects(resources);
+    const revisionNames = objects.filter(({ kind }) => kind === "ServiceRevision").map(({ props }) => objectName(props));
+    // A revision whose name is not known yet may turn out to be the pinned one.
+    if (revisionNames.includes(undefined)) return;
+    const managed = revisionNames.map((name) => JSON.stringify(name)).join(", ") || "none";
+    for (const service of objects.filter(({ kind }) => kind === "Service")) {
+      const pinned = pinnedRevision(service);
+      if (pinned === undefined || revisionNames.includes(pinned)) continue;
+      reportViolation(
+        `${describeResource(service.kind, service.name)}: spec.liveRevision: ${JSON.stringify(pinned)} is not among the ServiceRevisions of this stack (${managed}), so nothing here ensures it exists and is retained under revisionHistoryLimit; pin a revision the stack manages, add that ServiceRevision to the stack, or clear liveRevision to follow the latest minted revision`,
+        service.urn,
+      );
+    }
+  },
+};
+
+export const uniqueObjectNames: StackValidationPolicy = {
+  name: "unique-object-names",
+  description:
+    "Resources of one kind in a stack have distinct metadata.name values: names are cluster-scoped, so two resources with one name would manage the same API object.",
+  enforcementLevel: "mandatory",
+  validateStack: ({ resources }, reportViolation) => {
+    const firstByName = new Map<string, StackObject>();
+    for (const object of stackObjects(resources)) {
+      const name = objectName(object.props);
+      if (name === undefined) continue;
+      const key = `${object.kind}/${name}`;
+      const first = firstByName.get(key);
+      if (first === undefined) {
+        firstByName.set(key, object);
+        continue;
+      }
+      reportViolation(
+        `${describeResource(object.kind, object.name)}: metadata.name: ${JSON.stringify(name)} is also the name of ${describeResource(first.kind, first.name)} in this stack, so both would manage the same API object; give each a distinct metadata.name, or remove it to let Pulumi generate one`,
+        object.urn,
+      );
+    }
+  },
+};
+
+export const STACK_POLICIES: readonly StackValidationPolicy[] = [liveRevisionManaged, uniqueObjectNames];

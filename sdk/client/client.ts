@@ -1,0 +1,73 @@
+import { resourceClient } from "./resource-client";
+import { DEFAULT_RETRY, type RetryOptions } from "./retry";
+import { realSleep, type Sleep, Transport } from "./transport";
+import type { KindTypes, ResourceClient } from "./types";
+
+export interface ClientOptions {
+  /** `https://api.example.dev` or `http://127.0.0.1:8080`; a path prefix is kept. No credentials in it. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** PEM certificate of the authority that signed the server's certificate. */
+  ca?: string | Buffer;
+  /** Deadline of one attempt, from connecting to the last byte of the answer. Default 30000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt (see `retryDelay` for which failures). Default 3. */
+  maxRetries?: number;
+  /** Backoff tuning, and the clock and jitter source for tests. */
+  retry?: Partial<Omit<RetryOptions, "maxRetries">>;
+  /** Replaces the real timer between retries and polls, for tests. */
+  sleep?: Sleep;
+}
+
+type ClientOf<K extends keyof KindTypes> = ResourceClient<KindTypes[K]["object"], KindTypes[K]["input"]>;
+
+export interface Client {
+  proxies: ClientOf<"Proxy">;
+  services: ClientOf<"Service">;
+  serviceRevisions: ClientOf<"ServiceRevision">;
+  /** Closes the connection pool once pending requests are done. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A client for one API server: one keep-alive connection pool shared by the accessors of every kind. */
+export function createClient(options: ClientOptions): Client {
+  const sleep = options.sleep ?? realSleep;
+  const transport = new Transport({
+    baseUrl: checkedBaseUrl(options.baseUrl),
+    ...(options.token !== undefined && { token: options.token }),
+    ...(options.ca !== undefined && { ca: options.ca }),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: { ...DEFAULT_RETRY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries },
+    sleep,
+  });
+  const context = { transport, sleep, redact: options.token ? [options.token] : [] };
+  return {
+    proxies: resourceClient("Proxy", context),
+    services: resourceClient("Service", context),
+    serviceRevisions: resourceClient("ServiceRevision", context),
+    close: () => transport.close(),
+  };
+}
+
+/** The base URL, refused when it could leak into messages or would be ignored. */
+function checkedBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError("baseUrl is not a URL: give one like https://api.example.dev");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`baseUrl must use http or https, not ${url.protocol.replace(":", "")}`);
+  }
+  if (url.username || url.password) {
+    throw new TypeError("baseUrl must not contain credentials: pass the API token as `token`");
+  }
+  if (url.search || url.hash) {
+    throw new TypeError("baseUrl must not have a query or fragment: give the server's address only");
+  }
+  return url.href;
+}

@@ -1,0 +1,211 @@
+import {
+  AlreadyExistsError,
+  type ApiError,
+  apiErrorFromResponse,
+  NotFoundError,
+  WaitTimeoutError,
+} from "../errors";
+import { KINDS, type KindName } from "../schema";
+import { isSameSpec } from "./own-create";
+import { resourcePath, withQuery } from "./paths";
+import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
+import type { HttpRequest, HttpResponse, Sleep, Transport } from "./transport";
+import type {
+  CallOptions,
+  CreateOptions,
+  DeleteCollectionOptions,
+  JsonPatchOperation,
+  KindTypes,
+  ListOptions,
+  MergePatch,
+  ObjectList,
+  PatchOptions,
+  ResourceClient,
+  WaitOptions,
+  WriteOptions,
+} from "./types";
+
+const PATCH_CONTENT_TYPES = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+} as const;
+
+/** What every call of one client shares. */
+export interface ResourceClientContext {
+  transport: Transport;
+  sleep: Sleep;
+  /** Values no error may contain, whatever the request (the API token). */
+  redact: readonly string[];
+}
+
+/** The typed operations of one kind over the shared transport. */
+export function resourceClient<K extends KindName>(
+  kind: K,
+  context: ResourceClientContext,
+): ResourceClient<KindTypes[K]["object"], KindTypes[K]["input"]> {
+  return new KindClient(kind, context);
+}
+
+class KindClient<T, I> implements ResourceClient<T, I> {
+  constructor(
+    readonly kind: KindName,
+    private readonly context: ResourceClientContext,
+  ) {}
+
+  async list(options: ListOptions = {}): Promise<ObjectList<T>> {
+    const { labelSelector, limit, continue: token, ...call } = options;
+    const path = withQuery(resourcePath(this.kind), { labelSelector, limit, continue: token });
+    return this.expect(await this.send({ method: "GET", path, ...call }));
+  }
+
+  async listAll(options: Omit<ListOptions, "continue"> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.list({ ...options, continue: token });
+      items.push(...page.items);
+      token = page.metadata.continue || undefined;
+    } while (token);
+    return items;
+  }
+
+  async create(object: I, options: CreateOptions = {}): Promise<T> {
+    const { adoptOwnRetry = false, fieldValidation, ...call } = options;
+    const name = nameOf(object);
+    const spec = specOf(object);
+    // Without a name there is nothing to read back, so a replay could not be recognised.
+    const recognisesOwnCreate = adoptOwnRetry && name !== undefined;
+    const path = withQuery(resourcePath(this.kind), { fieldValidation });
+    const body = this.envelope(object);
+    const response = await this.send({ method: "POST", path, body, recognisesOwnCreate, ...call });
+    if (isSuccess(response)) return response.body as T;
+    const error = this.error(response, name, secretValuesOf(this.kind, spec));
+    if (
+      recognisesOwnCreate &&
+      name !== undefined &&
+      response.replayed &&
+      error instanceof AlreadyExistsError
+    ) {
+      // If the object cannot be read back, the 409 is still the truest answer to the create.
+      const stored = await this.get(name, call).catch(() => undefined);
+      if (stored !== undefined && isSameSpec(this.kind, spec, specOf(stored))) return stored;
+    }
+    throw error;
+  }
+
+  async deleteCollection(options: DeleteCollectionOptions = {}): Promise<void> {
+    const { labelSelector, ...call } = options;
+    const path = withQuery(resourcePath(this.kind), { labelSelector });
+    this.expect(await this.send({ method: "DELETE", path, ...call }));
+  }
+
+  async get(name: string, options: CallOptions = {}): Promise<T> {
+    return this.expect(
+      await this.send({ method: "GET", path: resourcePath(this.kind, name), ...options }),
+      name,
+    );
+  }
+
+  async replace(name: string, object: I, options: WriteOptions = {}): Promise<T> {
+    const { fieldValidation, ...call } = options;
+    const path = withQuery(resourcePath(this.kind, name), { fieldValidation });
+    const metadata = { ...(object as { metadata?: object }).metadata };
+    const body = this.envelope({ ...object, metadata: { name, ...metadata } });
+    const response = await this.send({ method: "PUT", path, body, ...call });
+    return this.expect(response, name, secretValuesOf(this.kind, specOf(object)));
+  }
+
+  patch(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
+  patch(
+    name: string,
+    patch: readonly JsonPatchOperation[],
+    options: PatchOptions & { type: "json" },
+  ): Promise<T>;
+  async patch(
+    name: string,
+    patch: MergePatch | readonly JsonPatchOperation[],
+    options: PatchOptions,
+  ): Promise<T> {
+    const { type, fieldValidation, ...call } = options;
+    const path = withQuery(resourcePath(this.kind, name), { fieldValidation });
+    const contentType = PATCH_CONTENT_TYPES[type];
+    const response = await this.send({ method: "PATCH", path, body: patch, contentType, ...call });
+    const secrets = Array.isArray(patch)
+      ? secretValuesOfJsonPatch(this.kind, patch)
+      : secretValuesOf(this.kind, specOf(patch));
+    return this.expect(response, name, secrets);
+  }
+
+  async delete(name: string, options: CallOptions = {}): Promise<T | undefined> {
+    const response = await this.send({ method: "DELETE", path: resourcePath(this.kind, name), ...options });
+    const body = this.expect<{ kind?: unknown } | undefined>(response, name);
+    return body?.kind === this.kind ? (body as T) : undefined;
+  }
+
+  async waitFor(
+    name: string,
+    predicate: (object: T | undefined) => boolean,
+    options: WaitOptions,
+  ): Promise<T | undefined> {
+    const { timeoutMs, intervalMs = 1000 } = options;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    let lastSeen: T | undefined;
+    try {
+      for (;;) {
+        lastSeen = await this.find(name, signal);
+        if (predicate(lastSeen)) return lastSeen;
+        await this.context.sleep(intervalMs, signal);
+      }
+    } catch (error) {
+      if (deadline.aborted && !options.signal?.aborted) {
+        throw new WaitTimeoutError(`${this.kind} "${name}"`, timeoutMs, lastSeen);
+      }
+      throw error;
+    }
+  }
+
+  private async find(name: string, signal: AbortSignal): Promise<T | undefined> {
+    try {
+      return await this.get(name, { signal });
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  private send(request: HttpRequest): Promise<HttpResponse> {
+    return this.context.transport.send(request);
+  }
+
+  /** The answer's body, or the ApiError it stands for. */
+  private expect<R = T>(response: HttpResponse, name?: string, secrets: readonly string[] = []): R {
+    if (isSuccess(response)) return response.body as R;
+    throw this.error(response, name, secrets);
+  }
+
+  private error(response: HttpResponse, name: string | undefined, secrets: readonly string[]): ApiError {
+    return apiErrorFromResponse(response.statusCode, response.body, {
+      kind: this.kind,
+      name,
+      redact: [...this.context.redact, ...secrets],
+    });
+  }
+
+  private envelope(object: I | object): object {
+    const { apiVersion, kind } = KINDS[this.kind];
+    return { ...object, apiVersion, kind };
+  }
+}
+
+function isSuccess(response: HttpResponse): boolean {
+  return response.statusCode >= 200 && response.statusCode < 300;
+}
+
+function nameOf(object: unknown): string | undefined {
+  return (object as { metadata?: { name?: string } }).metadata?.name || undefined;
+}
+
+function specOf(object: unknown): unknown {
+  return (object as { spec?: unknown } | undefined)?.spec;
+}

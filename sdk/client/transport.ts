@@ -1,0 +1,202 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { Pool } from "undici";
+import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
+import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Waits `ms`, or rejects with the signal's reason once it aborts. Injectable so tests need not wait. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = async (ms, signal) => {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw error;
+  }
+};
+
+export interface TransportOptions {
+  baseUrl: string;
+  token?: string;
+  /** PEM certificate(s) of the authority that signed the server's certificate. */
+  ca?: string | Buffer;
+  /** Deadline of one attempt, from connecting to the last byte of the answer. */
+  timeoutMs: number;
+  retry: RetryOptions;
+  sleep: Sleep;
+}
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Path below the base URL, with its query string. */
+  path: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  contentType?: string;
+  recognisesOwnCreate?: boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  /** The parsed JSON answer; undefined when empty (or, for an error status, not JSON). */
+  body: unknown;
+  /** Sent again after an attempt that may have reached the server: a 409 may be the echo of our own write. */
+  replayed: boolean;
+}
+
+interface Failure {
+  timedOut: boolean;
+  code: string | undefined;
+  transient: boolean;
+  mayHaveReachedServer: boolean;
+  cause: unknown;
+}
+
+type Attempt = { outcome: AttemptOutcome } & (
+  | { response: { statusCode: number; text: string; contentType: string | undefined } }
+  | { failure: Failure }
+);
+
+/** The request certainly never left: nothing to undo, so any request may be repeated. */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+/** The connection broke after the request may have been sent. */
+const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"]);
+const TIMEOUTS = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * JSON over one keep-alive connection pool to the base URL, with a deadline per attempt and retries
+ * decided by `retryDelay`. Answers of any status are returned; only a request with no answer throws.
+ */
+export class Transport {
+  private readonly pool: Pool;
+  private readonly origin: string;
+  private readonly basePath: string;
+
+  constructor(private readonly options: TransportOptions) {
+    const url = new URL(options.baseUrl);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, "");
+    this.pool = new Pool(this.origin, {
+      connect: { timeout: options.timeoutMs, ...(options.ca !== undefined && { ca: options.ca }) },
+    });
+  }
+
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    const retry = { ...this.options.retry, maxRetries: request.maxRetries ?? this.options.retry.maxRetries };
+    let replayed = false;
+    for (let retriesSoFar = 0; ; retriesSoFar++) {
+      request.signal?.throwIfAborted();
+      const attempt = await this.attempt(request);
+      const wait = retryDelay(request, attempt.outcome, retriesSoFar, retry);
+      if (wait === undefined) {
+        if ("failure" in attempt) throw this.transportError(request, attempt.failure, retriesSoFar + 1);
+        return { ...this.parse(request, attempt.response), replayed };
+      }
+      replayed ||= attempt.outcome.type === "response" || attempt.outcome.mayHaveReachedServer;
+      await this.options.sleep(wait, request.signal);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async attempt(request: HttpRequest): Promise<Attempt> {
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    try {
+      const answer = await this.pool.request({
+        method: request.method,
+        path: this.basePath + request.path,
+        headers: this.headers(request),
+        ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await answer.body.text();
+      const statusCode = answer.statusCode;
+      return {
+        outcome: { type: "response", statusCode, retryAfter: firstHeader(answer.headers["retry-after"]) },
+        response: { statusCode, text, contentType: firstHeader(answer.headers["content-type"]) },
+      };
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const failure = classify(error, deadline.aborted);
+      if (!failure) throw error;
+      return { outcome: { type: "transport", ...failure }, failure };
+    }
+  }
+
+  private headers(request: HttpRequest): Record<string, string> {
+    return {
+      accept: "application/json",
+      ...(request.body !== undefined && { "content-type": request.contentType ?? "application/json" }),
+      ...(this.options.token && { authorization: `Bearer ${this.options.token}` }),
+    };
+  }
+
+  private parse(
+    request: HttpRequest,
+    response: { statusCode: number; text: string; contentType: string | undefined },
+  ): Omit<HttpResponse, "replayed"> {
+    const { statusCode, text, contentType } = response;
+    if (text === "") return { statusCode, body: undefined };
+    try {
+      return { statusCode, body: JSON.parse(text) };
+    } catch {
+      // An error page from a gateway is still an error answer; success without JSON means a wrong peer.
+      if (statusCode >= 400) return { statusCode, body: undefined };
+      throw new UnexpectedResponseError(statusCode, {
+        method: request.method,
+        url: this.url(request),
+        contentType,
+      });
+    }
+  }
+
+  private transportError(request: HttpRequest, failure: Failure, attempts: number): TransportError {
+    const init = {
+      method: request.method,
+      url: this.url(request),
+      mayHaveReachedServer: failure.mayHaveReachedServer,
+      attempts,
+      cause: failure.cause,
+    };
+    return failure.timedOut
+      ? new TimeoutError(request.timeoutMs ?? this.options.timeoutMs, init)
+      : new ConnectionError(failure.code, init);
+  }
+
+  /** For messages: origin and path only (the base URL holds no credentials; see createClient). */
+  private url(request: HttpRequest): string {
+    return this.origin + this.basePath + request.path.split("?")[0];
+  }
+}
+
+/** A transport failure, or undefined for an error that is not one (a bug, a closed client). */
+function classify(error: unknown, deadlinePassed: boolean): Failure | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  const known = typeof code === "string" ? code : undefined;
+  const base = { code: known, cause: error };
+  if (deadlinePassed || (known && TIMEOUTS.has(known))) {
+    const mayHaveReachedServer = known !== "UND_ERR_CONNECT_TIMEOUT";
+    return { ...base, timedOut: true, transient: true, mayHaveReachedServer };
+  }
+  if (!known) return undefined;
+  if (NOT_SENT.has(known)) return { ...base, timedOut: false, transient: true, mayHaveReachedServer: false };
+  if (BROKEN.has(known)) return { ...base, timedOut: false, transient: true, mayHaveReachedServer: true };
+  // Other undici codes are misuse (invalid argument, closed client); other system codes (TLS) will not pass.
+  if (known.startsWith("UND_ERR_")) return undefined;
+  return { ...base, timedOut: false, transient: false, mayHaveReachedServer: false };
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

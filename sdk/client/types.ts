@@ -1,0 +1,189 @@
+import type {
+  KindName,
+  ProxySpec,
+  ProxySpecInput,
+  ServiceRevisionSpec,
+  ServiceRevisionSpecInput,
+  ServiceSpec,
+  ServiceSpecInput,
+} from "../schema";
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Metadata of a stored object; the server sets everything but name, labels and annotations. */
+export interface ObjectMeta {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  /** Set while a two-phase deletion is in progress. */
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  /** The `metadata.generation` the condition was computed for. */
+  observedGeneration?: number;
+}
+
+export interface ObjectStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+export interface ServiceStatus extends ObjectStatus {
+  /** The revision minted for the current template and bundle. */
+  latestRevision?: string;
+  /** The revision selected to serve (`spec.liveRevision` when pinned, else the latest). */
+  liveRevision?: string;
+}
+
+/** An object as the server returns it: spec with every default applied, status written by the server. */
+export interface ApiObject<K extends KindName, Spec, Status> {
+  apiVersion: string;
+  kind: K;
+  metadata: ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}
+
+export type Proxy = ApiObject<"Proxy", ProxySpec, ObjectStatus>;
+export type Service = ApiObject<"Service", ServiceSpec, ServiceStatus>;
+export type ServiceRevision = ApiObject<"ServiceRevision", ServiceRevisionSpec, ObjectStatus>;
+
+/** An object to write: defaults may be left out; `apiVersion` and `kind` are filled in by the client. */
+export interface ObjectInput<K extends KindName, Spec> {
+  apiVersion?: string;
+  kind?: K;
+  /** `resourceVersion` is required by `replace` (optimistic concurrency). */
+  metadata?: Partial<ObjectMeta>;
+  spec: Spec;
+}
+
+export type ProxyInput = ObjectInput<"Proxy", ProxySpecInput>;
+export type ServiceInput = ObjectInput<"Service", ServiceSpecInput>;
+export type ServiceRevisionInput = ObjectInput<"ServiceRevision", ServiceRevisionSpecInput>;
+
+/** The object and input types of each kind. */
+export interface KindTypes {
+  Proxy: { object: Proxy; input: ProxyInput };
+  Service: { object: Service; input: ServiceInput };
+  ServiceRevision: { object: ServiceRevision; input: ServiceRevisionInput };
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  /** Present when more items follow: pass it as `continue` to get the next page. */
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface ObjectList<T> {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+/** Per-call settings, on every operation. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Deadline of one attempt; overrides the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number;
+}
+
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  /** Page size; the answer's `metadata.continue` fetches the next page. */
+  limit?: number;
+  continue?: string;
+}
+
+/** What the server does with fields the schema does not know: refuse them, warn, or drop them. */
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+export interface WriteOptions extends CallOptions {
+  fieldValidation?: FieldValidation;
+}
+
+export interface CreateOptions extends WriteOptions {
+  /**
+   * Retry the POST even when the first attempt may have reached the server, and treat a 409 AlreadyExists
+   * on such a retry as success when the stored spec equals the one sent (it is our own create).
+   * Needs `metadata.name`. Default false: a lost answer to a POST fails with a `TransportError`.
+   */
+  adoptOwnRetry?: boolean;
+}
+
+export interface DeleteCollectionOptions extends CallOptions {
+  labelSelector?: string;
+}
+
+/** One RFC 6902 operation; `path` is a JSON pointer (`/spec/shutdown/drainTimeout`). */
+export type JsonPatchOperation =
+  | { op: "add" | "replace" | "test"; path: string; value: unknown }
+  | { op: "remove"; path: string }
+  | { op: "move" | "copy"; from: string; path: string };
+
+/** An RFC 7386 merge patch: keys set replace, `null` removes, arrays are replaced whole. */
+export type MergePatch = Record<string, unknown>;
+
+export interface PatchOptions extends WriteOptions {
+  /** `merge`: application/merge-patch+json; `json`: application/json-patch+json. */
+  type: "merge" | "json";
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  /** Time between polls; default 1000. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The seven operations of one kind, plus helpers to read every page and to wait for a state. */
+export interface ResourceClient<T, I> {
+  readonly kind: KindName;
+  list(options?: ListOptions): Promise<ObjectList<T>>;
+  /** Every item, following `continue` page after page. */
+  listAll(options?: Omit<ListOptions, "continue">): Promise<T[]>;
+  create(object: I, options?: CreateOptions): Promise<T>;
+  deleteCollection(options?: DeleteCollectionOptions): Promise<void>;
+  get(name: string, options?: CallOptions): Promise<T>;
+  replace(name: string, object: I, options?: WriteOptions): Promise<T>;
+  patch(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
+  patch(
+    name: string,
+    patch: readonly JsonPatchOperation[],
+    options: PatchOptions & { type: "json" },
+  ): Promise<T>;
+  /** The object while its deletion is in progress, or undefined when the server answered with a Status. */
+  delete(name: string, options?: CallOptions): Promise<T | undefined>;
+  /**
+   * Polls `get` until `predicate` holds and returns what it saw; `undefined` is passed (and returned) while
+   * the object does not exist, so `(o) => o === undefined` waits for a deletion. Throws `WaitTimeoutError`.
+   */
+  waitFor(
+    name: string,
+    predicate: (object: T | undefined) => boolean,
+    options: WaitOptions,
+  ): Promise<T | undefined>;
+}

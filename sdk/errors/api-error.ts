@@ -1,0 +1,70 @@
+import type { Status, StatusCause } from "./status";
+
+/** What the request was about, known to the caller even when the server's Status does not say. */
+export interface ApiErrorContext {
+  kind?: string;
+  name?: string;
+}
+
+/**
+ * An error answer of the API, carrying its `Status`. The message names the object, the HTTP status and the
+ * server's causes with their field paths: `Service "api" was rejected (422 Invalid): spec.x: ...`.
+ * Subclasses (one per HTTP status) only change the phrase; pick them with `apiErrorFromResponse`.
+ */
+export class ApiError extends Error {
+  /** What happened to the subject, for the message: `Service "api" <phrase> (404 NotFound)`. */
+  static readonly phrase: string = "failed";
+
+  readonly status: Status;
+  readonly kind: string | undefined;
+  readonly objectName: string | undefined;
+
+  constructor(status: Status, context: ApiErrorContext = {}) {
+    const kind = context.kind ?? status.details?.kind;
+    const objectName = context.name ?? status.details?.name;
+    super(describe(status, subjectOf(kind, objectName), (new.target as typeof ApiError).phrase));
+    this.name = new.target.name;
+    this.status = status;
+    this.kind = kind;
+    this.objectName = objectName;
+  }
+
+  /** The HTTP status code. */
+  get code(): number {
+    return this.status.code;
+  }
+
+  /** The machine-readable reason (`NotFound`, `AlreadyExists`, `Conflict`, `Invalid`, ...). */
+  get reason(): string {
+    return this.status.reason;
+  }
+
+  get causes(): readonly StatusCause[] {
+    return this.status.details?.causes ?? [];
+  }
+}
+
+function subjectOf(kind: string | undefined, name: string | undefined): string {
+  if (kind && name) return `${kind} "${name}"`;
+  if (name) return `"${name}"`;
+  return kind ? `${kind} request` : "Request";
+}
+
+function describe(status: Status, subject: string, phrase: string): string {
+  const head = `${subject} ${phrase} (${status.code} ${status.reason})`;
+  const detail = formatCauses(status.details?.causes ?? []) || informativeMessage(status);
+  return detail ? `${head}: ${detail}` : head;
+}
+
+function formatCauses(causes: readonly StatusCause[]): string {
+  return causes
+    .map((cause) => [cause.field, cause.message ?? cause.reason].filter(Boolean).join(": "))
+    .filter(Boolean)
+    .join("; ");
+}
+
+/** The server's message, unless it only repeats the reason ("Unauthorized"). */
+function informativeMessage(status: Status): string {
+  const normalise = (text: string) => text.replaceAll(" ", "").toLowerCase();
+  return normalise(status.message) === normalise(status.reason) ? "" : status.message;
+}

@@ -1,0 +1,62 @@
+/**
+ * The one schema of the Proxy and Compute Service Configuration API: fields (zod), defaults, rules and secret
+ * fields of Proxy, Service and ServiceRevision. The provider, the policy pack and the server import it from
+ * here; nothing else declares a field, a default or a rule.
+ *
+ * Types: `XInput` (z.input) is what users author, defaults optional; `X` (z.output) has the defaults present.
+ */
+
+export * from "./common";
+export { applyDefaults } from "./defaults";
+export { parseDuration } from "./duration";
+export { BACKEND_PROTOCOLS, BINDING_TYPES, FAILURE_MODES, FILTER_PHASES, MANAGED_PROVIDER } from "./enums";
+export { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
+export * from "./proxy";
+export { RULES } from "./rules/catalog";
+export {
+  isPlaceholder,
+  moveWriteOnlyPasswords,
+  PLACEHOLDERS,
+  redactSecrets,
+  SECRET_FIELDS,
+  type SecretField,
+  secretPaths,
+} from "./secrets";
+export { isUnknown, UNKNOWN } from "./sentinel";
+export * from "./service";
+export {
+  BackendConfigSchema,
+  type BackendConfig,
+  type BackendConfigInput,
+  BindingSchema,
+  type Binding,
+  type BindingInput,
+  FilterConfigSchema,
+  type FilterConfig,
+  type FilterConfigInput,
+  KVBindingSchema,
+  type KVBinding,
+  type KVBindingInput,
+  SecretBindingSchema,
+  type SecretBinding,
+  type SecretBindingInput,
+  ServiceBindingSchema,
+  type ServiceBinding,
+  type ServiceBindingInput,
+  ServiceConfigSpecSchema,
+  type ServiceConfigSpec,
+  type ServiceConfigSpecInput,
+  ServiceEgressSchema,
+  type ServiceEgress,
+  type ServiceEgressInput,
+  ServiceLimitsSchema,
+  type ServiceLimits,
+  type ServiceLimitsInput,
+  ServiceRuntimeSchema,
+  type ServiceRuntime,
+  type ServiceRuntimeInput,
+} from "./service-config";
+export * from "./service-revision";
+export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
+export { type ValidateOptions, validateSpec } from "./validate";
+export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";

@@ -1,0 +1,90 @@
+import type { z } from "zod";
+import type { KindName } from "./kinds";
+import { quote } from "./rules/helpers";
+import { enumValue, fieldType, int32Range, requiredField } from "./rules/structural";
+import { isPlainObject, isUnknown } from "./sentinel";
+import { SPECS } from "./specs";
+import { formatPath, type PathSegment, type RuleInfo, type Violation, violation } from "./violation";
+import { RULE_INFOS_BY_ID } from "./rules/catalog";
+
+/** Turns zod's issues for a spec into violations of the catalog's rules. */
+
+type Issue = z.core.$ZodIssue;
+
+/** The value at `path`, and whether any step on the way (or the value itself) is the unknown sentinel. */
+function lookup(root: unknown, path: readonly PropertyKey[]): { value: unknown; unknown: boolean } {
+  let value = root;
+  for (const segment of path) {
+    if (isUnknown(value)) return { value, unknown: true };
+    if (!(isPlainObject(value) || Array.isArray(value))) return { value: undefined, unknown: false };
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return { value, unknown: isUnknown(value) };
+}
+
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  int: "an integer",
+  int32: "an integer",
+  number: "a number",
+  string: "a string",
+  boolean: "a boolean (true or false)",
+  object: "an object",
+  array: "an array",
+  record: "an object (a map)",
+};
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isInteger(value)) return "a fraction";
+  return TYPE_NAMES[typeof value] ?? typeof value;
+}
+
+function requiredRule(kind: KindName, path: string): RuleInfo {
+  return SPECS[kind].required.find(({ fields }) => fields.includes(path))?.info ?? requiredField;
+}
+
+function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | undefined {
+  const path: PathSegment[] = ["spec", ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))];
+  const expected = "expected" in issue ? TYPE_NAMES[String(issue.expected)] : undefined;
+  if (value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
+    const what = issue.code === "invalid_value" ? `one of ${issue.values.map(quote).join(", ")}` : expected;
+    return violation(requiredRule(kind, formatPath(path)), path, "FieldValueRequired", `is required; set it to ${what ?? "a value"}`);
+  }
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return undefined; // reported per key, with a suggestion, by unknownFieldViolations
+    case "invalid_type":
+      return violation(fieldType, path, "FieldValueInvalid", `must be ${expected ?? issue.expected}, not ${describeType(value)}`);
+    case "invalid_value":
+      return violation(
+        enumValue,
+        path,
+        "FieldValueNotSupported",
+        `${quote(value)} is not supported; use one of ${issue.values.map(quote).join(", ")}`,
+      );
+    case "too_big":
+    case "too_small":
+      return violation(int32Range, path, "FieldValueInvalid", `${quote(value)} is out of range; use an integer from -2147483648 to 2147483647`);
+    case "custom": {
+      const rule = RULE_INFOS_BY_ID.get(String(issue.params?.rule));
+      return violation(rule ?? fieldType, path, "FieldValueInvalid", issue.message);
+    }
+    default:
+      return violation(fieldType, path, "FieldValueInvalid", issue.message);
+  }
+}
+
+/** Structural violations of `spec`; issues at or under an unknown value are not violations. */
+export function structuralViolations(kind: KindName, spec: unknown): Violation[] {
+  const result = SPECS[kind].schema.safeParse(spec);
+  if (result.success) return [];
+  const violations: Violation[] = [];
+  for (const issue of result.error.issues) {
+    const { value, unknown } = lookup(spec, issue.path);
+    if (unknown) continue;
+    const found = toViolation(kind, issue, value);
+    if (found !== undefined) violations.push(found);
+  }
+  return violations;
+}

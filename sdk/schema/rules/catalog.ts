@@ -1,0 +1,61 @@
+import type { RuleInfo } from "../violation";
+import { backendFilterExclusive, backendPortIgnored, backendPortRequired } from "./backend";
+import { bindingTypeMatch } from "./bindings";
+import { bundleCredentialsExclusive, bundleDigestPinned, revisionBundleDigest } from "./bundle";
+import { passwordPlaintext, passwordPrecedence } from "./credentials";
+import { drainMinimum } from "./drain";
+import { egressExclusive } from "./egress";
+import {
+  digestFormat,
+  dns1123Name,
+  durationFormat,
+  otelEndpointUrl,
+  quantityFormat,
+  repoFormat,
+  tagFormat,
+} from "./formats";
+import { backendPortRange, revisionHistoryRange } from "./ranges";
+import { revisionHistoryMinimum } from "./revision-history";
+import { revisionBundleRequired, serviceRequiredFields } from "./required";
+import { sourceExactlyOne } from "./source";
+import { enumValue, fieldType, int32Range, requiredField, unknownField } from "./structural";
+import { otelCollectorUnmanagedOnly, thirdPartySinksCloudOnly } from "./telemetry";
+import { uniqueNamesInfo } from "./unique-names";
+
+/** Every rule, in README order: section 7, then the field rules of section 2 and DESIGN.md, then warnings. */
+export const RULES: readonly RuleInfo[] = Object.freeze([
+  egressExclusive.info,
+  bundleCredentialsExclusive.info,
+  drainMinimum.info,
+  sourceExactlyOne.info,
+  serviceRequiredFields.info,
+  revisionBundleRequired.info,
+  revisionBundleDigest.info,
+  unknownField,
+  requiredField,
+  fieldType,
+  enumValue,
+  int32Range,
+  backendPortRange.info,
+  revisionHistoryRange.info,
+  durationFormat.info,
+  digestFormat.info,
+  repoFormat.info,
+  tagFormat.info,
+  dns1123Name.info,
+  otelEndpointUrl.info,
+  quantityFormat.info,
+  backendFilterExclusive.info,
+  backendPortRequired.info,
+  bindingTypeMatch.info,
+  uniqueNamesInfo,
+  bundleDigestPinned.info,
+  passwordPlaintext.info,
+  passwordPrecedence.info,
+  thirdPartySinksCloudOnly.info,
+  otelCollectorUnmanagedOnly.info,
+  backendPortIgnored.info,
+  revisionHistoryMinimum.info,
+]);
+
+export const RULE_INFOS_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((rule) => [rule.id, rule]));

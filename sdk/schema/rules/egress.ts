@@ -1,0 +1,21 @@
+import { objectRule, SERVICE_KINDS, isSetString } from "./helpers";
+
+export const egressExclusive = objectRule(
+  {
+    id: "egress-exclusive",
+    kinds: SERVICE_KINDS,
+    path: "**.egress.gatewayRef",
+    severity: "error",
+    description: "egress.disabled: true hard-denies outbound traffic, so egress.gatewayRef must then be empty.",
+  },
+  ({ value }) =>
+    value.disabled === true && isSetString(value.gatewayRef)
+      ? [
+          {
+            at: ["gatewayRef"],
+            reason: "FieldValueForbidden",
+            fix: "must be empty while egress.disabled is true (all egress is denied); remove gatewayRef, or set disabled to false to route egress through that gateway",
+          },
+        ]
+      : [],
+);

@@ -1,0 +1,15 @@
+/** Pulumi's unknown-value sentinel: during preview, outputs not yet known reach the provider as this string. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(value: unknown): boolean {
+  return value === UNKNOWN;
+}
+
+/** A value a rule can reason about: present and not the unknown sentinel. */
+export function isKnown(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== UNKNOWN;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

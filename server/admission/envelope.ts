@@ -1,0 +1,158 @@
+import { type KindName, KINDS } from "../../sdk/schema";
+import { badRequest, type StatusCause } from "../errors";
+import { isRecord, withoutUndefined } from "../records";
+import type { ObjectMeta, OwnerReference } from "../storage";
+import { keyProblem, labelValueProblem, MAX_NAME_LENGTH, nameProblem } from "./names";
+
+/** The metadata a client may write; the rest of ObjectMeta is server-owned. */
+export type ClientMeta = Pick<
+  ObjectMeta,
+  "generateName" | "resourceVersion" | "labels" | "annotations" | "ownerReferences"
+> & { name?: string };
+
+/** A request body taken apart: envelope checked, spec not yet looked at. */
+export interface Envelope {
+  metadata: ClientMeta;
+  spec: unknown;
+  /** JSON paths of envelope fields this API does not have (the spec's are found by the schema). */
+  unknownFields: string[];
+}
+
+const TOP_LEVEL: ReadonlySet<string> = new Set(["apiVersion", "kind", "metadata", "spec", "status"]);
+/** Server-owned metadata: accepted (clients send back what they read) and ignored. */
+const SERVER_METADATA: ReadonlySet<string> = new Set([
+  "uid",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+]);
+const CLIENT_METADATA: ReadonlySet<string> = new Set([
+  "name",
+  "generateName",
+  "resourceVersion",
+  "labels",
+  "annotations",
+  "ownerReferences",
+]);
+
+/**
+ * Checks what Kubernetes checks while decoding a body: a JSON object whose apiVersion and kind match
+ * the path and whose metadata fields have the right types. Failures here are 400 BadRequest.
+ */
+export function readEnvelope(kind: KindName, body: unknown): Envelope {
+  const { apiVersion } = KINDS[kind];
+  if (!isRecord(body)) throw badRequest(`the request body must be a JSON object: a ${kind} with apiVersion, kind, metadata and spec`);
+  if (body.apiVersion !== apiVersion || body.kind !== kind) {
+    throw badRequest(
+      `apiVersion and kind must match the path: expected apiVersion "${apiVersion}" and kind "${kind}", got ${describe(body.apiVersion)} and ${describe(body.kind)}`,
+    );
+  }
+  const unknownFields = Object.keys(body).filter((key) => !TOP_LEVEL.has(key));
+  const rawMetadata = body.metadata ?? {};
+  if (!isRecord(rawMetadata)) throw badRequest("metadata must be a JSON object");
+  for (const key of Object.keys(rawMetadata)) {
+    if (!CLIENT_METADATA.has(key) && !SERVER_METADATA.has(key)) unknownFields.push(`metadata.${key}`);
+  }
+  const metadata: ClientMeta = {
+    name: optionalString(rawMetadata, "name"),
+    generateName: optionalString(rawMetadata, "generateName"),
+    resourceVersion: optionalString(rawMetadata, "resourceVersion"),
+    labels: stringMap(rawMetadata, "labels"),
+    annotations: stringMap(rawMetadata, "annotations"),
+    ownerReferences: ownerReferences(rawMetadata),
+  };
+  return { metadata: withoutUndefined(metadata), spec: body.spec ?? {}, unknownFields };
+}
+
+/** What Kubernetes validates in client metadata (422 causes). `creating` also needs a name. */
+export function metadataCauses(metadata: ClientMeta, creating: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const add = (field: string, reason: string, fix: string) => causes.push({ field, reason, message: `${field}: ${fix}` });
+
+  if (metadata.name !== undefined) {
+    const problem = nameProblem(metadata.name);
+    if (problem) add("metadata.name", "FieldValueInvalid", problem);
+  } else if (metadata.generateName !== undefined) {
+    const problem = nameProblem(`${metadata.generateName}x`);
+    if (problem) add("metadata.generateName", "FieldValueInvalid", `${problem} once a random suffix is added`);
+  } else if (creating) {
+    add("metadata.name", "FieldValueRequired", 'is required; set a DNS-1123 name such as "my-proxy", or metadata.generateName for a generated one');
+  }
+  for (const [key, value] of Object.entries(metadata.labels ?? {})) {
+    const problem = keyProblem(key) ?? labelValueProblem(value);
+    if (problem) add(`metadata.labels`, "FieldValueInvalid", problem);
+  }
+  for (const key of Object.keys(metadata.annotations ?? {})) {
+    const problem = keyProblem(key);
+    if (problem) add(`metadata.annotations`, "FieldValueInvalid", problem);
+  }
+  (metadata.ownerReferences ?? []).forEach((reference, index) => {
+    for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
+      if (reference[field] === "") {
+        add(`metadata.ownerReferences[${index}].${field}`, "FieldValueRequired", "is required in an owner reference");
+      }
+    }
+  });
+  return causes;
+}
+
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const SUFFIX_LENGTH = 5;
+
+/** Kubernetes' generateName: the prefix (cut to leave room) plus five random characters. */
+export function generateName(prefix: string): string {
+  let suffix = "";
+  for (let i = 0; i < SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
+  return prefix.slice(0, MAX_NAME_LENGTH - SUFFIX_LENGTH) + suffix;
+}
+
+function optionalString(metadata: Record<string, unknown>, field: string): string | undefined {
+  const value = metadata[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw badRequest(`metadata.${field} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+function stringMap(metadata: Record<string, unknown>, field: string): Record<string, string> | undefined {
+  const value = metadata[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value) || !Object.values(value).every((entry) => typeof entry === "string")) {
+    throw badRequest(`metadata.${field} must be an object of string values, such as {"team": "edge"}`);
+  }
+  return value as Record<string, string>;
+}
+
+function ownerReferences(metadata: Record<string, unknown>): OwnerReference[] | undefined {
+  const value = metadata.ownerReferences;
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw badRequest("metadata.ownerReferences must be an array of owner references");
+  return value.map((entry: unknown, index) => {
+    const field = `metadata.ownerReferences[${index}]`;
+    if (!isRecord(entry)) throw badRequest(`${field} must be an object with apiVersion, kind, name and uid`);
+    const text = (key: string) => {
+      const part = entry[key] ?? "";
+      if (typeof part !== "string") throw badRequest(`${field}.${key} must be a string, got ${describe(part)}`);
+      return part;
+    };
+    const flag = (key: string) => {
+      const part = entry[key];
+      if (part !== undefined && typeof part !== "boolean") throw badRequest(`${field}.${key} must be a boolean`);
+      return part as boolean | undefined;
+    };
+    return withoutUndefined({
+      apiVersion: text("apiVersion"),
+      kind: text("kind"),
+      name: text("name"),
+      uid: text("uid"),
+      controller: flag("controller"),
+      blockOwnerDeletion: flag("blockOwnerDeletion"),
+    });
+  });
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}...` : value);
+  if (Array.isArray(value)) return "an array";
+  return value === null ? "null" : `a ${typeof value}`;
+}

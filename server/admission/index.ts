@@ -1,0 +1,102 @@
+import { isDeepStrictEqual } from "node:util";
+import {
+  applyDefaults,
+  findUnknownFields,
+  isPlaceholder,
+  type KindName,
+  KINDS,
+  moveWriteOnlyPasswords,
+  secretPaths,
+  stripUnknownFields,
+  validateSpec,
+} from "../../sdk/schema";
+import { badRequest, invalid, type StatusCause } from "../errors";
+import { replaceAt, valueAt } from "../records";
+import type { StoredObject } from "../storage";
+import { type Envelope, generateName, metadataCauses } from "./envelope";
+
+export { type Envelope, readEnvelope } from "./envelope";
+
+/** The `fieldValidation` query parameter: what happens to fields the API does not have. */
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+const FIELD_VALIDATIONS: readonly FieldValidation[] = ["Strict", "Warn", "Ignore"];
+
+/** Kubernetes' default is Warn: unknown fields are dropped and each is named in a Warning header. */
+export function parseFieldValidation(value: string | undefined): FieldValidation {
+  if (value === undefined || value === "") return "Warn";
+  if ((FIELD_VALIDATIONS as readonly string[]).includes(value)) return value as FieldValidation;
+  throw badRequest(`fieldValidation: "${value}" is not supported; use one of ${FIELD_VALIDATIONS.join(", ")}`);
+}
+
+export interface Admitted {
+  /** What to store: defaults applied, unknown fields dropped, write-only passwords moved, no status. */
+  object: StoredObject;
+  /** Texts for `Warning` headers. */
+  warnings: string[];
+}
+
+/**
+ * Admission of a create (`existing` absent) or an update, shared by POST, PUT and both PATCH types.
+ * Every problem becomes one cause of a single 422 Invalid; the spec's fields, defaults and rules are the
+ * shared schema's.
+ */
+export function admit(
+  kind: KindName,
+  envelope: Envelope,
+  fieldValidation: FieldValidation,
+  existing?: StoredObject,
+): Admitted {
+  const warnings: string[] = [];
+  const causes = metadataCauses(envelope.metadata, existing === undefined);
+  const name = envelope.metadata.name ?? generateName(envelope.metadata.generateName ?? "");
+
+  let spec = envelope.spec;
+  if (fieldValidation === "Strict") {
+    causes.push(...envelope.unknownFields.map(unknownFieldCause));
+  } else {
+    const unknownFields = [...envelope.unknownFields, ...findUnknownFields(kind, spec)];
+    if (fieldValidation === "Warn") warnings.push(...unknownFields.map((field) => `unknown field "${field}"`));
+    spec = stripUnknownFields(kind, spec);
+  }
+  if (existing) spec = restoreRedactedSecrets(kind, spec, existing.spec);
+  spec = applyDefaults(kind, spec);
+
+  const unknownFields = fieldValidation === "Strict" ? "error" : "ignore";
+  for (const violation of validateSpec(kind, spec, { unknownFields })) {
+    if (violation.severity === "warning") warnings.push(violation.message);
+    else causes.push({ reason: violation.reason, message: violation.message, field: violation.path });
+  }
+  if (causes.length > 0) throw invalid(kind, name, causes);
+
+  const stored = moveWriteOnlyPasswords(kind, spec) as Record<string, unknown>;
+  if (kind === "ServiceRevision" && existing && !isDeepStrictEqual(stored, existing.spec)) {
+    throw invalid(kind, name, [
+      {
+        reason: "FieldValueForbidden",
+        field: "spec",
+        message: "spec: a ServiceRevision is immutable; change the Service's template to mint a new revision instead",
+      },
+    ]);
+  }
+  return {
+    object: { apiVersion: KINDS[kind].apiVersion, kind, metadata: { ...envelope.metadata, name }, spec: stored },
+    warnings,
+  };
+}
+
+function unknownFieldCause(field: string): StatusCause {
+  return { reason: "FieldValueInvalid", field, message: `${field}: unknown field; remove it (fieldValidation=Strict)` };
+}
+
+/**
+ * Responses carry placeholders instead of secrets, so a client that writes back what it read sends
+ * placeholders: each one keeps the stored value at the same path.
+ */
+function restoreRedactedSecrets(kind: KindName, spec: unknown, stored: Record<string, unknown>): unknown {
+  const restored = structuredClone(spec);
+  for (const path of secretPaths(kind, restored)) {
+    const original = valueAt(stored, path);
+    if (isPlaceholder(valueAt(restored, path)) && original !== undefined) replaceAt(restored, path, original);
+  }
+  return restored;
+}

@@ -1,0 +1,36 @@
+/** Kubernetes object-metadata syntax (apimachinery's validation), shared by admission and label selectors. */
+
+const DNS1123_LABEL = "[a-z0-9](?:[-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(?:\\.${DNS1123_LABEL})*$`);
+const QUALIFIED_NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+export const MAX_NAME_LENGTH = 253;
+
+/** Why `name` is not a DNS-1123 subdomain, or undefined when it is one. */
+export function nameProblem(name: string): string | undefined {
+  if (name.length > MAX_NAME_LENGTH) return `must be no more than ${MAX_NAME_LENGTH} characters`;
+  if (!DNS1123_SUBDOMAIN.test(name)) {
+    return 'must be a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit (e.g. "my-proxy")';
+  }
+  return undefined;
+}
+
+/** Label and annotation keys: an optional DNS-1123 prefix and "/", then a name of at most 63 characters. */
+export function keyProblem(key: string): string | undefined {
+  const slash = key.indexOf("/");
+  const prefix = slash === -1 ? undefined : key.slice(0, slash);
+  const name = slash === -1 ? key : key.slice(slash + 1);
+  if (prefix !== undefined && nameProblem(prefix)) return `the prefix of key "${key}" ${nameProblem(prefix)}`;
+  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name)) {
+    return `key "${key}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit, optionally after a DNS-1123 prefix and "/" (e.g. "example.dev/team")`;
+  }
+  return undefined;
+}
+
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63 || !LABEL_VALUE.test(value)) {
+    return `value "${value}" must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type LogLevel } from "fastify";
+import { KIND_NAMES } from "../sdk/schema";
+import { authentication } from "./http/auth";
+import { contentTypes } from "./http/content-types";
+import { errorHandling } from "./http/errors";
+import { redaction } from "./http/redaction";
+import { RequestLogController } from "./http/request-log";
+import { discoveryRoutes } from "./routes/discovery";
+import { healthRoutes } from "./routes/health";
+import { resourceRoutes } from "./routes/resources";
+import type { ObjectStore } from "./storage";
+
+/** Request bodies above this are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  store: ObjectStore;
+  /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+/** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
+export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token }) => {
+  await fastify.register(errorHandling);
+  await fastify.register(authentication, { token });
+  await fastify.register(contentTypes);
+  await fastify.register(redaction);
+  await fastify.register(healthRoutes);
+  await fastify.register(discoveryRoutes);
+  for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store });
+};
+
+/** Where log lines go: a pino destination (anything with `write`). */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+export interface BuildAppOptions extends AppOptions {
+  logLevel?: LogLevel;
+  /** Defaults to stdout. Tests pass their own to read every line. */
+  logStream?: LogDestination;
+}
+
+export function buildApp({ logLevel = "info", logStream, ...options }: BuildAppOptions): FastifyInstance {
+  const fastify = Fastify({
+    bodyLimit: MAX_BODY_BYTES,
+    exposeHeadRoutes: false,
+    logger: { level: logLevel, ...(logStream && { stream: logStream }) },
+    logController: new RequestLogController(),
+  });
+  fastify.register(app, options);
+  return fastify;
+}

@@ -1,0 +1,92 @@
+// Which digest-pinned bundle a Service's source stands for. A tag is resolved once per write of the
+// Service: syncs caused by anything else (revision events, retries of other work, the controller's own
+// status writes) reuse the answer, so a tag that moves is picked up when the Service is written again.
+import type { BundleRef, ServiceSource } from "../../sdk/schema";
+import type { StoredObject } from "../storage";
+import { type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
+import { type PinnedBundle, pinBundle } from "./revision";
+import type { RejectionReason } from "./status";
+
+export type BundleOutcome =
+  | { ok: true; bundle: PinnedBundle }
+  | { ok: false; reason: RejectionReason; message: string; retryable: boolean };
+
+const AWAITING_BUILD: BundleOutcome = {
+  ok: false,
+  reason: "AwaitingBuild",
+  message:
+    "spec.source.git: this server does not run git builds yet, so no revision is minted until a build produces a bundle digest; use spec.source.oci to deploy a pushed bundle",
+  retryable: false,
+};
+
+const NO_SOURCE: BundleOutcome = {
+  ok: false,
+  reason: "InvalidSource",
+  message: "spec.source: set exactly one of oci (a pushed bundle) or git (a build)",
+  retryable: false,
+};
+
+/** The controller's last resolution of a Service's tag, per incarnation (uid) of the Service name. */
+interface Resolution {
+  uid: string | undefined;
+  /** Absent after a failure that may pass: the next sync asks the registry again. */
+  answer?: {
+    /** The resourceVersion of the Service write the answer holds for. */
+    resourceVersion: string | undefined;
+    result: ResolveResult;
+  };
+}
+
+export class BundleSources {
+  private readonly resolutions = new Map<string, Resolution>();
+
+  constructor(private readonly resolveOptions: ResolveOptions = {}) {}
+
+  /**
+   * `settledDigest` is the digest the Service's stored status already stands for (its current generation
+   * was minted with it); it answers for a tag the controller has not resolved since it started, so a
+   * restart alone does not move a Service to whatever the tag points at now.
+   */
+  async bundleFor(
+    service: StoredObject,
+    source: ServiceSource,
+    settledDigest?: string,
+  ): Promise<BundleOutcome> {
+    if (source.git) return AWAITING_BUILD;
+    const { oci } = source;
+    if (!oci) return NO_SOURCE;
+    const result = oci.digest
+      ? { ok: true as const, digest: oci.digest }
+      : await this.resolveTag(service, oci, settledDigest);
+    return result.ok ? { ok: true, bundle: pinBundle(oci, result.digest) } : result;
+  }
+
+  /** The controller turned `before` into `after` by writing status: no user wrote the Service. */
+  carryForward(before: StoredObject, after: StoredObject): void {
+    const answer = this.resolutions.get(after.metadata.name)?.answer;
+    if (answer && answer.resourceVersion === before.metadata.resourceVersion) {
+      answer.resourceVersion = after.metadata.resourceVersion;
+    }
+  }
+
+  forget(name: string): void {
+    this.resolutions.delete(name);
+  }
+
+  private async resolveTag(
+    service: StoredObject,
+    oci: BundleRef,
+    settledDigest: string | undefined,
+  ): Promise<ResolveResult> {
+    const { name, uid, resourceVersion } = service.metadata;
+    const known = this.resolutions.get(name);
+    const sameService = known !== undefined && known.uid === uid;
+    if (sameService && known.answer && known.answer.resourceVersion === resourceVersion)
+      return known.answer.result;
+    if (!sameService && settledDigest) return { ok: true, digest: settledDigest };
+    const result = await resolveBundle(oci, this.resolveOptions);
+    const lasting = result.ok || !result.retryable;
+    this.resolutions.set(name, { uid, ...(lasting && { answer: { resourceVersion, result } }) });
+    return result;
+  }
+}

@@ -1,0 +1,113 @@
+// A work queue of keys in the shape of client-go's: a key waits at most once, a key being processed is
+// never handed out twice (an add meanwhile runs it again afterwards), and failures back off per key.
+
+export interface BackoffOptions {
+  /** Delay after the first failure of a key; doubles with each further failure. Default 1 s. */
+  baseDelayMs?: number;
+  /** Ceiling of the delay. Default 5 min. */
+  maxDelayMs?: number;
+}
+
+const DEFAULT_BASE_DELAY_MS = 1_000;
+const DEFAULT_MAX_DELAY_MS = 300_000;
+
+export class WorkQueue {
+  private readonly order: string[] = [];
+  /** Keys that must be processed (again): waiting in `order`, or re-added while processing. */
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly retries = new Map<string, NodeJS.Timeout>();
+  private getters: ((key: string | undefined) => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
+  private shuttingDown = false;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(options: BackoffOptions = {}) {
+    this.baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+    this.maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    const getter = this.getters.shift();
+    if (getter) this.handOut(key, getter);
+    else this.order.push(key);
+  }
+
+  /** The next key, marked as processing until `done`; undefined once the queue is shut down. */
+  get(): Promise<string | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const key = this.order.shift();
+      if (key === undefined) this.getters.push(resolve);
+      else this.handOut(key, resolve);
+    });
+  }
+
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key)) {
+      this.dirty.delete(key);
+      this.add(key);
+    }
+    this.notifyIfIdle();
+  }
+
+  /** Adds the key again after its backoff; returns the delay. Each call doubles the next one. */
+  retryLater(key: string): number {
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** failures);
+    clearTimeout(this.retries.get(key));
+    const timer = setTimeout(() => {
+      this.retries.delete(key);
+      this.add(key);
+    }, delay);
+    // A pending retry must not keep the process alive on its own.
+    timer.unref();
+    this.retries.set(key, timer);
+    return delay;
+  }
+
+  /** The key succeeded, or failed in a way no retry fixes: its backoff starts over and no retry is pending. */
+  forget(key: string): void {
+    this.failures.delete(key);
+    clearTimeout(this.retries.get(key));
+    this.retries.delete(key);
+  }
+
+  /** Resolves when no key waits and none is processing; retries still in backoff do not count. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
+    this.order.length = 0;
+    this.dirty.clear();
+    for (const getter of this.getters.splice(0)) getter(undefined);
+    this.notifyIfIdle(true);
+  }
+
+  private handOut(key: string, getter: (key: string) => void): void {
+    this.dirty.delete(key);
+    this.processing.add(key);
+    getter(key);
+  }
+
+  private isIdle(): boolean {
+    return this.order.length === 0 && this.processing.size === 0;
+  }
+
+  private notifyIfIdle(force = false): void {
+    if (!force && !this.isIdle()) return;
+    for (const waiter of this.idleWaiters.splice(0)) waiter();
+  }
+}

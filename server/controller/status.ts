@@ -1,0 +1,154 @@
+// What a Service's status says: the revisions selected and one condition per concern. Pure functions of
+// what a sync observed, so they can be checked without a store.
+import type { ServiceEgress } from "../../sdk/schema";
+import { type Condition, type ConditionState, nextConditions } from "./conditions";
+
+export const ACCEPTED = "Accepted";
+export const EGRESS_READY = "EgressReady";
+export const LIVE_REVISION_READY = "LiveRevisionReady";
+
+/** The gateway a Service without `egress.gatewayRef` uses. */
+export const DEFAULT_GATEWAY = "default";
+
+const EGRESS_FIELD = "spec.template.spec.egress";
+
+export interface ServiceStatus {
+  observedGeneration: number;
+  /** The revision minted for the current template and bundle, or the last one minted while that fails. */
+  latestRevision?: string;
+  /** `spec.liveRevision` when set (pinned), else `latestRevision`. */
+  liveRevision?: string;
+  conditions: Condition[];
+}
+
+/** Why no revision is minted for the current generation; every reason is an Accepted=False reason. */
+export type RejectionReason =
+  | "AwaitingBuild"
+  | "BundleResolutionFailed"
+  | "InvalidSource"
+  | "RevisionNameTaken";
+
+export function acceptedCondition(
+  outcome: { minted: string; runs: string } | { reason: RejectionReason; message: string },
+): ConditionState {
+  if ("minted" in outcome) {
+    return {
+      type: ACCEPTED,
+      status: "True",
+      reason: "Minted",
+      message: `revision ${outcome.minted} runs ${outcome.runs}`,
+    };
+  }
+  return { type: ACCEPTED, status: "False", reason: outcome.reason, message: outcome.message };
+}
+
+export function egressCondition(
+  egress: ServiceEgress | undefined,
+  gateways: ReadonlySet<string>,
+): ConditionState {
+  if (egress?.disabled) {
+    return {
+      type: EGRESS_READY,
+      status: "False",
+      reason: "Disabled",
+      message: `${EGRESS_FIELD}.disabled is true: all outbound traffic is denied`,
+    };
+  }
+  const gateway = egress?.gatewayRef || DEFAULT_GATEWAY;
+  const named = egress?.gatewayRef
+    ? `${EGRESS_FIELD}.gatewayRef names egress gateway "${gateway}"`
+    : `${EGRESS_FIELD}.gatewayRef is not set, so egress goes through the project "${DEFAULT_GATEWAY}" gateway`;
+  if (gateways.has(gateway)) {
+    return {
+      type: EGRESS_READY,
+      status: "True",
+      reason: "Applied",
+      message: `${named}; outbound traffic goes through it`,
+    };
+  }
+  const known =
+    gateways.size > 0 ? `the known gateways are ${[...gateways].join(", ")}` : "no gateway is known";
+  return {
+    type: EGRESS_READY,
+    status: "False",
+    reason: "GatewayNotFound",
+    message: `${named}, which does not exist (${known}); set gatewayRef to a known gateway, or create "${gateway}"`,
+  };
+}
+
+/** What the store holds under the name `spec.liveRevision` pins. */
+export type PinnedRevision =
+  | { found: "own" }
+  | { found: "none" }
+  | { found: "foreign"; owner: string | undefined };
+
+export function liveRevisionCondition(
+  pinned: { name: string; revision: PinnedRevision } | undefined,
+  latest: string | undefined,
+): ConditionState {
+  const type = LIVE_REVISION_READY;
+  if (!pinned) {
+    if (latest === undefined) {
+      return {
+        type,
+        status: "False",
+        reason: "NoRevision",
+        message: "no revision is minted yet; see the Accepted condition",
+      };
+    }
+    return {
+      type,
+      status: "True",
+      reason: "Live",
+      message: `revision ${latest} is live: the latest, as spec.liveRevision is empty`,
+    };
+  }
+  const fix = latest
+    ? `pin a revision of this Service (the latest is ${latest}) or clear spec.liveRevision to follow the latest`
+    : "pin a revision of this Service or clear spec.liveRevision to follow the latest";
+  switch (pinned.revision.found) {
+    case "own":
+      return {
+        type,
+        status: "True",
+        reason: "Live",
+        message: `revision ${pinned.name} is live: pinned by spec.liveRevision`,
+      };
+    case "none":
+      return {
+        type,
+        status: "False",
+        reason: "RevisionNotFound",
+        message: `spec.liveRevision names revision "${pinned.name}", which does not exist; ${fix}`,
+      };
+    case "foreign": {
+      const owner = pinned.revision.owner ? `Service "${pinned.revision.owner}"` : "no Service";
+      return {
+        type,
+        status: "False",
+        reason: "RevisionNotOwned",
+        message: `spec.liveRevision names revision "${pinned.name}", which belongs to ${owner}, not this one; ${fix}`,
+      };
+    }
+  }
+}
+
+export interface StatusInput {
+  generation: number;
+  latestRevision: string | undefined;
+  liveRevision: string | undefined;
+  conditions: readonly ConditionState[];
+  /** The stored status, for the transition times of conditions whose status did not change. */
+  previous: Record<string, unknown> | undefined;
+  now: string;
+}
+
+export function serviceStatus(input: StatusInput): ServiceStatus {
+  const { generation, latestRevision, liveRevision } = input;
+  return {
+    observedGeneration: generation,
+    ...(latestRevision !== undefined && { latestRevision }),
+    ...(liveRevision !== undefined && { liveRevision }),
+    conditions: nextConditions(input.previous?.conditions, input.conditions, generation, input.now),
+  };
+}

@@ -1,0 +1,193 @@
+// One sync of one Service, in the shape of sample-controller's syncHandler: read the current state, create
+// what is missing, delete what the history limit no longer keeps, write status only when it differs.
+import { isDeepStrictEqual } from "node:util";
+import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
+import type { ObjectStore, StoredObject } from "../storage";
+import { timestamp } from "../storage/store";
+import { type BundleOutcome, BundleSources } from "./bundle";
+import type { ConditionState } from "./conditions";
+import { revisionsToPrune } from "./history";
+import type { ControllerLogger } from "./logger";
+import type { ResolveOptions } from "./oci";
+import {
+  controllingService,
+  desiredRevision,
+  isControlledBy,
+  ownedRevisions,
+  type PinnedBundle,
+} from "./revision";
+import {
+  ACCEPTED,
+  acceptedCondition,
+  egressCondition,
+  liveRevisionCondition,
+  type PinnedRevision,
+  serviceStatus,
+} from "./status";
+
+export interface ServiceSyncOptions {
+  store: ObjectStore;
+  /** Egress gateway names that exist. */
+  gateways: readonly string[];
+  log: ControllerLogger;
+  /** For tag resolution: timeouts, retries, and the signal that aborts it when the controller stops. */
+  resolve?: ResolveOptions;
+}
+
+export interface SyncResult {
+  /** The sync met a failure that may pass: run it again after a backoff. */
+  retry: boolean;
+}
+
+type Minting =
+  | { ok: true; latest: string; condition: ConditionState }
+  | { ok: false; condition: ConditionState; retryable: boolean };
+
+export class ServiceSync {
+  private readonly store: ObjectStore;
+  private readonly gateways: ReadonlySet<string>;
+  private readonly log: ControllerLogger;
+  private readonly bundles: BundleSources;
+  private ownWrite = false;
+
+  constructor(options: ServiceSyncOptions) {
+    this.store = options.store;
+    this.gateways = new Set(options.gateways);
+    this.log = options.log;
+    this.bundles = new BundleSources(options.resolve);
+  }
+
+  /** True while the store runs a write of this sync: its events are the sync's own doing. */
+  get writing(): boolean {
+    return this.ownWrite;
+  }
+
+  async syncService(name: string): Promise<SyncResult> {
+    const observed = this.store.get("Service", name);
+    if (!observed) {
+      // Deleted: the server's garbage collector removes its revisions; nothing is minted for it.
+      this.bundles.forget(name);
+      return { retry: false };
+    }
+    const spec = applyDefaults("Service", observed.spec) as unknown as ServiceSpec;
+    const outcome = await this.bundles.bundleFor(observed, spec.source, this.settledDigest(observed));
+    // Resolution may have waited on a registry. A Service deleted meanwhile must get no revision (nothing
+    // would collect it), and a newer write has queued its own sync: act only on the state just read.
+    const service = this.store.get("Service", name);
+    if (!service || service.metadata.resourceVersion !== observed.metadata.resourceVersion)
+      return { retry: false };
+    return this.converge(service, spec, outcome);
+  }
+
+  /** Synchronous from here on: the store cannot change between the decisions and the writes. */
+  private converge(service: StoredObject, spec: ServiceSpec, outcome: BundleOutcome): SyncResult {
+    const name = service.metadata.name;
+    const minting = outcome.ok
+      ? this.mint(service, spec.template, outcome.bundle)
+      : ({ ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable } as const);
+    const latest = minting.ok ? minting.latest : this.previousLatest(service);
+    const pinned = spec.liveRevision || undefined;
+    this.pruneHistory(service, spec.revisionHistoryLimit, [latest, pinned]);
+
+    const status = serviceStatus({
+      generation: service.metadata.generation ?? 1,
+      latestRevision: latest,
+      liveRevision: pinned ?? latest,
+      conditions: [
+        minting.condition,
+        egressCondition(spec.template.spec.egress, this.gateways),
+        liveRevisionCondition(
+          pinned === undefined ? undefined : { name: pinned, revision: this.pinnedRevision(service, pinned) },
+          latest,
+        ),
+      ],
+      previous: service.status,
+      now: timestamp(),
+    });
+    if (!isDeepStrictEqual(status, service.status)) {
+      const written = this.write(() => this.store.updateStatus("Service", name, { ...status }));
+      this.bundles.carryForward(service, written);
+      if (!minting.ok) {
+        const { reason, message } = minting.condition;
+        this.log.warn({ service: name, reason, message }, "no revision minted");
+      }
+    }
+    return { retry: !minting.ok && minting.retryable };
+  }
+
+  /** Creates the revision for the template and bundle, or finds the equal one minted before. */
+  private mint(service: StoredObject, template: ServiceTemplateSpec, bundle: PinnedBundle): Minting {
+    const desired = desiredRevision(service, template, bundle);
+    const { name } = desired.metadata;
+    const existing = this.store.get("ServiceRevision", name);
+    if (!existing) {
+      this.write(() => this.store.create("ServiceRevision", desired));
+      this.log.info(
+        { service: service.metadata.name, revision: name, digest: bundle.digest },
+        "minted revision",
+      );
+    } else if (!isControlledBy(existing, service)) {
+      const condition = acceptedCondition({
+        reason: "RevisionNameTaken",
+        message: `the name ${name} of the revision to mint is taken by a ServiceRevision this Service does not control; delete that ServiceRevision`,
+      });
+      // Deleting it sends no event to this Service, so look again after a backoff.
+      return { ok: false, condition, retryable: true };
+    }
+    return {
+      ok: true,
+      latest: name,
+      condition: acceptedCondition({ minted: name, runs: `${bundle.repo}@${bundle.digest}` }),
+    };
+  }
+
+  /** While the current generation cannot be minted, the last minted revision stays the latest. */
+  private previousLatest(service: StoredObject): string | undefined {
+    const revision = this.statusRevision(service);
+    return revision?.metadata.name;
+  }
+
+  private statusRevision(service: StoredObject): StoredObject | undefined {
+    const latest = service.status?.latestRevision;
+    const revision = typeof latest === "string" ? this.store.get("ServiceRevision", latest) : undefined;
+    return revision && isControlledBy(revision, service) ? revision : undefined;
+  }
+
+  /** The digest of the latest revision when the stored status says it was minted for this generation. */
+  private settledDigest(service: StoredObject): string | undefined {
+    const status = service.status;
+    if (status?.observedGeneration !== service.metadata.generation) return undefined;
+    const conditions = Array.isArray(status?.conditions) ? (status.conditions as ConditionState[]) : [];
+    const accepted = conditions.find((condition) => condition?.type === ACCEPTED);
+    if (accepted?.status !== "True") return undefined;
+    const bundle = this.statusRevision(service)?.spec.bundle as { digest?: unknown } | undefined;
+    return typeof bundle?.digest === "string" ? bundle.digest : undefined;
+  }
+
+  private pruneHistory(service: StoredObject, limit: number, keep: (string | undefined)[]): void {
+    const protectedNames = new Set(keep.filter((name): name is string => name !== undefined));
+    for (const revision of revisionsToPrune(ownedRevisions(this.store, service), limit, protectedNames)) {
+      this.write(() => this.store.delete("ServiceRevision", revision));
+      this.log.info(
+        { service: service.metadata.name, revision, revisionHistoryLimit: limit },
+        "deleted revision beyond the history limit",
+      );
+    }
+  }
+
+  private pinnedRevision(service: StoredObject, name: string): PinnedRevision {
+    const revision = this.store.get("ServiceRevision", name);
+    if (!revision) return { found: "none" };
+    if (isControlledBy(revision, service)) return { found: "own" };
+    return { found: "foreign", owner: controllingService(revision)?.name };
+  }
+
+  private write<T>(action: () => T): T {
+    this.ownWrite = true;
+    try {
+      return action();
+    } finally {
+      this.ownWrite = false;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type { AddressInfo } from "node:net";
+import type { LogLevel } from "fastify";
+import { type LogDestination, buildApp } from "./app";
+import { startController } from "./controller";
+import { startLifecycle } from "./lifecycle";
+import { openStore, type ObjectStore, type StorageOption } from "./storage";
+
+export type { LogDestination } from "./app";
+export type { ObjectMeta, ObjectStore, OwnerReference, StorageOption, StoredObject, WatchEvent } from "./storage";
+
+export const DEFAULT_PROXY_DELETION_GRACE_MS = 1000;
+
+export interface ServerOptions {
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Defaults to 127.0.0.1: the server is for one machine unless told otherwise. */
+  host?: string;
+  storage: StorageOption;
+  /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Egress gateway names the controller treats as existing; default `["default"]`. */
+  egressGateways?: readonly string[];
+  logLevel?: LogLevel;
+  logStream?: LogDestination;
+  /** How long a deleted Proxy stays visible with its deletionTimestamp; default 1 s. */
+  proxyDeletionGraceMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  store: ObjectStore;
+  /** Resolves when the controller has no work left (tests wait for it before reading status). */
+  idle(): Promise<void>;
+  /** Stops accepting requests, finishes those in flight, stops the controller, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const store = openStore(options.storage, (error) => app.log.error({ err: error }, "a store listener failed"));
+  const app = buildApp({ store, token: options.token, logLevel: options.logLevel, logStream: options.logStream });
+  const lifecycle = startLifecycle({
+    store,
+    proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
+  });
+  const controller = startController({
+    store,
+    gateways: options.egressGateways ?? ["default"],
+    log: app.log.child({ component: "controller" }),
+  });
+  const stopBackground = async () => {
+    await controller.stop();
+    lifecycle.stop();
+    store.close();
+  };
+
+  try {
+    await app.listen({ port: options.port, host });
+  } catch (error) {
+    await app.close();
+    await stopBackground();
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    store,
+    idle: () => controller.idle(),
+    close: () => {
+      closing ??= app.close().then(stopBackground);
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { ObjectStore } from "../storage";
+import { startFinalizer } from "./finalizer";
+import { startGarbageCollector } from "./garbage-collector";
+
+export { FINALIZED_KINDS } from "./finalizer";
+
+export interface LifecycleOptions {
+  store: ObjectStore;
+  /** How long a terminating Proxy stays visible before it disappears. */
+  proxyDeletionGraceMs: number;
+}
+
+/** The server-side object lifecycle that Kubernetes runs beside the API: garbage collection, finalizers. */
+export function startLifecycle({ store, proxyDeletionGraceMs }: LifecycleOptions): { stop(): void } {
+  const stops = [startGarbageCollector(store), startFinalizer(store, proxyDeletionGraceMs)];
+  return { stop: () => stops.forEach((stop) => stop()) };
+}

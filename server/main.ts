@@ -1,0 +1,82 @@
+import { parseArgs } from "node:util";
+import type { LogLevel } from "fastify";
+import { startServer } from "./index";
+
+const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
+                         [--token <token>] [--egress-gateways default,...] [--log-level info]`;
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_DATA_DIR = ".exampledev-server";
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function parseOptions(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string", default: String(DEFAULT_PORT) },
+      host: { type: "string", default: "127.0.0.1" },
+      data: { type: "string" },
+      memory: { type: "boolean", default: false },
+      token: { type: "string" },
+      "egress-gateways": { type: "string", default: "default" },
+      "log-level": { type: "string", default: "info" },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: "${values.port}" is not a port (0-65535)`);
+  if (values.memory && values.data !== undefined) fail("--memory and --data exclude each other; pick one");
+  if (values.token === "") fail("--token: give a non-empty token, or leave the flag out to disable auth");
+  const logLevel = values["log-level"] as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail(`--log-level: use one of ${LOG_LEVELS.join(", ")}`);
+  return {
+    port,
+    host: values.host,
+    storage: values.memory ? ("memory" as const) : { dir: values.data ?? DEFAULT_DATA_DIR },
+    token: values.token,
+    egressGateways: values["egress-gateways"].split(",").map((name) => name.trim()).filter(Boolean),
+    logLevel,
+  };
+}
+
+function fail(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const server = await startServer(options);
+  console.log(`listening on ${server.url}`);
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    // A second signal means the graceful stop is taking too long.
+    if (stopping) process.exit(1);
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`shutdown after ${signal} failed:`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

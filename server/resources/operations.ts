@@ -1,0 +1,129 @@
+import { type KindName, KINDS } from "../../sdk/schema";
+import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
+import { badRequest, conflict, invalid, notFound } from "../errors";
+import type { PatchType } from "../http/content-types";
+import type { ObjectStore, StoredObject } from "../storage";
+import { type DeleteOutcome, deleteObject } from "./deletion";
+import { paginate } from "./paging";
+import { applyPatchDocument } from "./patch";
+import { redactObject } from "./redaction";
+import { type LabelSelector, matchesSelector } from "./selector";
+
+export interface ObjectList {
+  apiVersion: string;
+  kind: string;
+  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+  items: StoredObject[];
+}
+
+export interface ListQuery {
+  selector: LabelSelector;
+  limit?: number;
+  continue?: string;
+}
+
+export interface Written {
+  object: StoredObject;
+  warnings: string[];
+}
+
+/** The seven operations of one kind, in Kubernetes API server semantics, free of HTTP. */
+export class ResourceOperations {
+  constructor(
+    private readonly kind: KindName,
+    private readonly store: ObjectStore,
+  ) {}
+
+  list(query: ListQuery): ObjectList {
+    const matching = this.select(query.selector);
+    const page = paginate(matching, query.limit, query.continue);
+    return this.listOf(page.items, {
+      ...(page.continue && { continue: page.continue, remainingItemCount: page.remainingItemCount }),
+    });
+  }
+
+  create(body: unknown, fieldValidation: FieldValidation): Written {
+    const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
+    return { object: this.store.create(this.kind, object), warnings };
+  }
+
+  get(name: string): StoredObject {
+    return this.require(name);
+  }
+
+  /** PUT: the body is the whole object, and must name the version it replaces. */
+  replace(name: string, body: unknown, fieldValidation: FieldValidation): Written {
+    const envelope = readEnvelope(this.kind, body);
+    this.checkName(envelope.metadata.name, name);
+    const existing = this.require(name);
+    if (!envelope.metadata.resourceVersion) {
+      throw invalid(this.kind, name, [
+        {
+          reason: "FieldValueRequired",
+          field: "metadata.resourceVersion",
+          message: "metadata.resourceVersion: must be specified for an update; send the version you read (GET) with your changes",
+        },
+      ]);
+    }
+    return this.update(existing, envelope, fieldValidation);
+  }
+
+  /**
+   * PATCH: the patch applies to the object as the client reads it, then goes through the same admission
+   * as a PUT. Without a resourceVersion of its own it applies to the current version.
+   */
+  patch(name: string, type: PatchType, patch: unknown, fieldValidation: FieldValidation): Written {
+    const existing = this.require(name);
+    const patched = applyPatchDocument(type, redactObject(existing), patch);
+    const envelope = readEnvelope(this.kind, patched);
+    this.checkName(envelope.metadata.name, name);
+    envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
+    return this.update(existing, envelope, fieldValidation);
+  }
+
+  delete(name: string): DeleteOutcome {
+    return deleteObject(this.store, this.kind, name);
+  }
+
+  /** Deletes every object the selector matches; the answer lists them as the deletion left them. */
+  deleteCollection(selector: LabelSelector): ObjectList {
+    const deleted = this.select(selector).map((object) => this.delete(object.metadata.name).object);
+    return this.listOf(deleted, {});
+  }
+
+  private update(existing: StoredObject, envelope: Envelope, fieldValidation: FieldValidation): Written {
+    if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
+      throw conflict(this.kind, existing.metadata.name);
+    }
+    const { object, warnings } = admit(this.kind, envelope, fieldValidation, existing);
+    return { object: this.store.update(this.kind, object), warnings };
+  }
+
+  private select(selector: LabelSelector): StoredObject[] {
+    return this.store.list(this.kind).filter((object) => matchesSelector(selector, object.metadata.labels));
+  }
+
+  private listOf(items: StoredObject[], metadata: Omit<ObjectList["metadata"], "resourceVersion">): ObjectList {
+    const { apiVersion, listKind } = KINDS[this.kind];
+    return {
+      apiVersion,
+      kind: listKind,
+      metadata: { resourceVersion: this.store.resourceVersion(), ...metadata },
+      items,
+    };
+  }
+
+  private require(name: string): StoredObject {
+    const existing = this.store.get(this.kind, name);
+    if (!existing) throw notFound(this.kind, name);
+    return existing;
+  }
+
+  private checkName(bodyName: string | undefined, pathName: string): void {
+    if (bodyName !== pathName) {
+      throw badRequest(
+        `the name of the object (${bodyName ?? "none"}) does not match the name on the URL (${pathName}); set metadata.name to "${pathName}"`,
+      );
+    }
+  }
+}

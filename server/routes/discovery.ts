@@ -1,0 +1,46 @@
+import type { FastifyPluginAsync } from "fastify";
+import { KIND_NAMES, type KindInfo, KINDS } from "../../sdk/schema";
+
+const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update"];
+
+/**
+ * Kubernetes discovery: `/apis` lists the groups, `/apis/<group>` one group, `/apis/<group>/<version>`
+ * its resources and verbs. Every group serves one version, which is therefore the preferred one.
+ */
+export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
+  const groups = new Map<string, KindInfo[]>();
+  for (const kind of KIND_NAMES) groups.set(KINDS[kind].group, [...(groups.get(KINDS[kind].group) ?? []), KINDS[kind]]);
+  const groupOf = (name: string, kinds: KindInfo[]) => {
+    const versions = [...new Set(kinds.map((info) => info.version))].map((version) => ({
+      groupVersion: `${name}/${version}`,
+      version,
+    }));
+    return { name, versions, preferredVersion: versions[0] };
+  };
+
+  fastify.get("/apis", async () => ({
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: [...groups].map(([name, kinds]) => groupOf(name, kinds)),
+  }));
+
+  for (const [name, kinds] of groups) {
+    fastify.get(`/apis/${name}`, async () => ({ kind: "APIGroup", apiVersion: "v1", ...groupOf(name, kinds) }));
+    for (const version of new Set(kinds.map((info) => info.version))) {
+      fastify.get(`/apis/${name}/${version}`, async () => ({
+        kind: "APIResourceList",
+        apiVersion: "v1",
+        groupVersion: `${name}/${version}`,
+        resources: kinds
+          .filter((info) => info.version === version)
+          .map((info) => ({
+            name: info.plural,
+            singularName: info.kind.toLowerCase(),
+            namespaced: false,
+            kind: info.kind,
+            verbs: VERBS,
+          })),
+      }));
+    }
+  }
+};

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsync } from "fastify";
+import { type KindName, KINDS } from "../../sdk/schema";
+import { parseFieldValidation } from "../admission";
+import { acceptMediaTypes, JSON_TYPE, mediaTypeOf, PATCH_TYPES, type PatchType } from "../http/content-types";
+import { addWarnings } from "../http/warnings";
+import { ResourceOperations } from "../resources/operations";
+import { parseLimit } from "../resources/paging";
+import { parseLabelSelector } from "../resources/selector";
+import type { ObjectStore } from "../storage";
+import { type Query, single } from "./query";
+
+export interface ResourceRoutesOptions {
+  kind: KindName;
+  store: ObjectStore;
+}
+
+interface ItemRequest {
+  Params: { name: string };
+  Querystring: Query;
+}
+
+/**
+ * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`. Bodies leave through
+ * the redaction hook; errors through the Status error handler.
+ */
+export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (fastify, { kind, store }) => {
+  const operations = new ResourceOperations(kind, store);
+  const { group, version, plural } = KINDS[kind];
+  const collection = `/apis/${group}/${version}/${plural}`;
+  const item = `${collection}/:name`;
+  const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false) };
+  const patchBody = { onRequest: acceptMediaTypes(PATCH_TYPES, true) };
+
+  fastify.get<{ Querystring: Query }>(collection, async (request) =>
+    operations.list({
+      selector: parseLabelSelector(single(request.query, "labelSelector")),
+      limit: parseLimit(single(request.query, "limit")),
+      continue: single(request.query, "continue"),
+    }),
+  );
+
+  // 201: the object exists when the answer leaves (the write is committed synchronously) and the body
+  // is the stored object; 202 would promise work still pending.
+  fastify.post<{ Querystring: Query }>(collection, jsonBody, async (request, reply) => {
+    const { object, warnings } = operations.create(request.body, fieldValidation(request.query));
+    addWarnings(reply, warnings);
+    return reply.code(201).send(object);
+  });
+
+  fastify.delete<{ Querystring: Query }>(collection, async (request) =>
+    operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector"))),
+  );
+
+  fastify.get<ItemRequest>(item, async (request) => operations.get(request.params.name));
+
+  fastify.put<ItemRequest>(item, jsonBody, async (request, reply) => {
+    const { object, warnings } = operations.replace(request.params.name, request.body, fieldValidation(request.query));
+    addWarnings(reply, warnings);
+    return object;
+  });
+
+  fastify.patch<ItemRequest>(item, patchBody, async (request, reply) => {
+    const type = mediaTypeOf(request) as PatchType;
+    const { object, warnings } = operations.patch(
+      request.params.name,
+      type,
+      request.body,
+      fieldValidation(request.query),
+    );
+    addWarnings(reply, warnings);
+    return object;
+  });
+
+  fastify.delete<ItemRequest>(item, async (request, reply) => {
+    const outcome = operations.delete(request.params.name);
+    return reply.code(outcome.code).send(outcome.status ?? outcome.object);
+  });
+};
+
+function fieldValidation(query: Query) {
+  return parseFieldValidation(single(query, "fieldValidation"));
+}

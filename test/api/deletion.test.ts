@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { KINDS } from "../../sdk/schema";
+import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { VALID_SPECS } from "./fixtures";
+
+describe("deletion", () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer({ proxyDeletionGraceMs: 300 });
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  describe("of a Proxy is two-phase", () => {
+    beforeEach(async () => {
+      await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
+    });
+
+    it("answers the first DELETE with 202 and the object carrying deletionTimestamp", async () => {
+      const reply = await server.call("DELETE", pathOf("Proxy", "draining"));
+      expect(reply.status).toBe(202);
+      expect(reply.body).toMatchObject({ kind: "Proxy", metadata: { name: "draining" } });
+      expect(reply.body.metadata.deletionTimestamp).toMatch(/Z$/);
+      const during = await server.call("GET", pathOf("Proxy", "draining"));
+      expect(during.status).toBe(200);
+      expect(during.body.metadata.deletionTimestamp).toBe(reply.body.metadata.deletionTimestamp);
+    });
+
+    it("answers a second DELETE while terminating with 202 and the same object", async () => {
+      const first = await server.call("DELETE", pathOf("Proxy", "draining"));
+      const second = await server.call("DELETE", pathOf("Proxy", "draining"));
+      expect(second.status).toBe(202);
+      expect(second.body.metadata).toEqual(first.body.metadata);
+    });
+
+    it("makes the object disappear after the grace period", async () => {
+      await server.call("DELETE", pathOf("Proxy", "draining"));
+      await expect.poll(async () => (await server.call("GET", pathOf("Proxy", "draining"))).status).toBe(404);
+    });
+
+    it("refuses to create the same name while the old object terminates (409)", async () => {
+      await server.call("DELETE", pathOf("Proxy", "draining"));
+      const reply = await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
+      expect(reply.status).toBe(409);
+    });
+
+    it("keeps deletionTimestamp through updates that try to drop it", async () => {
+      const marked = (await server.call("DELETE", pathOf("Proxy", "draining"))).body;
+      const { deletionTimestamp: _dropped, ...metadata } = marked.metadata;
+      const reply = await server.call("PUT", pathOf("Proxy", "draining"), { body: { ...marked, metadata } });
+      expect(reply.status).toBe(200);
+      expect(reply.body.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
+    });
+
+    it("marks every selected Proxy on delete-collection and answers them", async () => {
+      const reply = await server.call("DELETE", pathOf("Proxy"));
+      expect(reply.status).toBe(200);
+      expect(reply.body.items).toHaveLength(1);
+      expect(reply.body.items[0].metadata.deletionTimestamp).toBeDefined();
+      await expect.poll(async () => (await server.call("GET", pathOf("Proxy"))).body.items).toEqual([]);
+    });
+  });
+
+  describe("of a Service cascades", () => {
+    const revision = (name: string, owner: { name: string; uid: string } | undefined) =>
+      manifest("ServiceRevision", name, VALID_SPECS.ServiceRevision, {
+        labels: { test: "cascade" },
+        ...(owner && {
+          ownerReferences: [
+            { apiVersion: KINDS.Service.apiVersion, kind: "Service", name: owner.name, uid: owner.uid, controller: true },
+          ],
+        }),
+      });
+    const revisionNames = async () =>
+      (await server.call("GET", `${pathOf("ServiceRevision")}?labelSelector=test%3Dcascade`)).body.items.map(
+        (item: { metadata: { name: string } }) => item.metadata.name,
+      );
+
+    it("to the ServiceRevisions it owns, and only those", async () => {
+      const web = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) }))
+        .body;
+      const api = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "api", VALID_SPECS.Service) }))
+        .body;
+      for (const body of [
+        revision("web-r1", web.metadata),
+        revision("web-r2", web.metadata),
+        revision("api-r1", api.metadata),
+        revision("loose-r1", undefined),
+      ]) {
+        expect((await server.call("POST", pathOf("ServiceRevision"), { body })).status).toBe(201);
+      }
+
+      const reply = await server.call("DELETE", pathOf("Service", "web"));
+      expect(reply.status).toBe(200);
+      expect(await revisionNames()).toEqual(["api-r1", "loose-r1"]);
+    });
+
+    it("from delete-collection too", async () => {
+      const web = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) }))
+        .body;
+      await server.call("POST", pathOf("ServiceRevision"), { body: revision("web-r1", web.metadata) });
+      expect((await server.call("DELETE", pathOf("Service"))).status).toBe(200);
+      expect(await revisionNames()).toEqual([]);
+    });
+
+    it("matching owners by uid, so a new Service of the same name does not adopt old revisions", async () => {
+      await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) });
+      await server.call("POST", pathOf("ServiceRevision"), {
+        body: revision("stale-r1", { name: "web", uid: "00000000-0000-4000-8000-000000000000" }),
+      });
+      await server.call("DELETE", pathOf("Service", "web"));
+      expect(await revisionNames()).toEqual([]);
+    });
+  });
+});

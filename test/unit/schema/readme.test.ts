@@ -1,0 +1,39 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { RULES } from "../../../sdk/schema";
+
+const README = readFileSync(join(__dirname, "../../../sdk/schema/README.md"), "utf8");
+
+/** The rows of the README's rule table, in the same shape as RULES. */
+function readmeRules() {
+  const section = README.slice(README.indexOf("## Rules"));
+  return section
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))
+    .map((line) => {
+      const [id = "", kinds = "", path = "", severity = ""] = line.split(" | ").map((cell) => cell.replace(/^\| /, ""));
+      return {
+        id: id.replaceAll("`", ""),
+        kinds: kinds.split(", "),
+        path: path.replaceAll("`", "").split("<br>").join(" | "),
+        severity,
+      };
+    });
+}
+
+test("the README's rule table lists exactly the rules of RULES, in order", () => {
+  expect(readmeRules().map((row) => row.id)).toEqual(RULES.map((rule) => rule.id));
+});
+
+test("the README's rule table gives each rule's kinds, path and severity as RULES does", () => {
+  expect(readmeRules()).toEqual(
+    RULES.map(({ id, kinds, path, severity }) => ({ id, kinds: [...kinds], path, severity })),
+  );
+});
+
+test("rule ids are unique and in kebab case", () => {
+  const ids = RULES.map((rule) => rule.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const id of ids) expect(id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+});
