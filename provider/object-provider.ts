@@ -43,7 +43,7 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
   }
 
   async check(olds: Partial<ObjectInputs>, news: ObjectInputs): Promise<pulumi.dynamic.CheckResult> {
-    const inputs = { ...news, metadata: { ...news.metadata, ...this.chooseName(olds, news) } };
+    const inputs = { ...news, ...this.chooseName(olds, news) };
     if (isUnknown(news.spec)) return { inputs };
     const failures = validateSpec(this.kind, news.spec)
       .filter((violation) => violation.severity === "error")
@@ -52,13 +52,12 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     return { inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) }, failures };
   }
 
-  private chooseName(olds: Partial<ObjectInputs>, news: ObjectInputs): Pick<ObjectInputs["metadata"], "name"> & { autoNamed?: boolean } {
-    if (news.metadata?.name !== undefined) return { name: news.metadata.name };
-    // Keep the generated name across updates: it lives in state, not in the program.
-    if (olds.autoNamed && olds.metadata?.name && olds.logicalName === news.logicalName) {
-      return { name: olds.metadata.name };
-    }
-    return { name: autoName(news.logicalName) };
+  /** The object's name: the program's, else the one generated earlier (kept in state), else a new one. */
+  private chooseName(olds: Partial<ObjectInputs>, news: ObjectInputs): Pick<ObjectInputs, "metadata" | "autoNamed"> {
+    const metadata = news.metadata ?? {};
+    if (metadata.name !== undefined) return { metadata, autoNamed: false };
+    const keep = olds.autoNamed && olds.metadata?.name !== undefined && olds.logicalName === news.logicalName;
+    return { metadata: { ...metadata, name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName) }, autoNamed: true };
   }
 
   async diff(_id: string, olds: ObjectOutputs, news: ObjectInputs): Promise<pulumi.dynamic.DiffResult> {
