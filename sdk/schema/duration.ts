@@ -7,8 +7,8 @@ export const DURATION_EXAMPLES = ["30s", "1m30s", "250ms"] as const;
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  "µs": 1e-3, // U+00B5 micro sign
-  "μs": 1e-3, // U+03BC Greek mu, which Go accepts too
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC Greek mu, which Go accepts too
   ms: 1,
   s: 1_000,
   m: 60_000,
@@ -43,22 +43,4 @@ export function parseDuration(text: string): number | undefined {
     total += Number(`${whole || "0"}.${fraction || "0"}`) * scale;
   }
   return total > MAX_MS ? undefined : sign * total;
-}
-
-/** Renders milliseconds as a Go duration string, for messages that suggest a value. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return "0s";
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [unit, size] of [
-    ["h", 3_600_000],
-    ["m", 60_000],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  if (rest > 0) parts.push(rest >= 1_000 ? `${rest / 1_000}s` : `${rest}ms`);
-  return parts.join("");
 }

@@ -34,6 +34,8 @@ export const ObjectNameRefSchema = formattedString(dns1123Name);
 export const HttpUrlSchema = formattedString(otelEndpointUrl);
 export const QuantitySchema = formattedString(quantityFormat);
 export const PortSchema = z.int32().refine(backendPortRange.accepts, checkedBy(backendPortRange));
-export const RevisionCountSchema = z.int32().refine(revisionHistoryRange.accepts, checkedBy(revisionHistoryRange));
+export const RevisionCountSchema = z
+  .int32()
+  .refine(revisionHistoryRange.accepts, checkedBy(revisionHistoryRange));
 /** Free-form string maps (labels, headers, extra log fields). */
 export const StringMapSchema = z.record(z.string(), z.string());

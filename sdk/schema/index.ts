@@ -25,38 +25,38 @@ export {
 export { isUnknown, UNKNOWN } from "./sentinel";
 export * from "./service";
 export {
-  BackendConfigSchema,
   type BackendConfig,
   type BackendConfigInput,
-  BindingSchema,
+  BackendConfigSchema,
   type Binding,
   type BindingInput,
-  FilterConfigSchema,
+  BindingSchema,
   type FilterConfig,
   type FilterConfigInput,
-  KVBindingSchema,
+  FilterConfigSchema,
   type KVBinding,
   type KVBindingInput,
-  SecretBindingSchema,
+  KVBindingSchema,
   type SecretBinding,
   type SecretBindingInput,
-  ServiceBindingSchema,
+  SecretBindingSchema,
   type ServiceBinding,
   type ServiceBindingInput,
-  ServiceConfigSpecSchema,
+  ServiceBindingSchema,
   type ServiceConfigSpec,
   type ServiceConfigSpecInput,
-  ServiceEgressSchema,
+  ServiceConfigSpecSchema,
   type ServiceEgress,
   type ServiceEgressInput,
-  ServiceLimitsSchema,
+  ServiceEgressSchema,
   type ServiceLimits,
   type ServiceLimitsInput,
-  ServiceRuntimeSchema,
+  ServiceLimitsSchema,
   type ServiceRuntime,
   type ServiceRuntimeInput,
+  ServiceRuntimeSchema,
 } from "./service-config";
 export * from "./service-revision";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
-export { type ValidateOptions, validateSpec } from "./validate";
+export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";
 export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";

@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import type { KindName } from "./kinds";
+import { RULE_INFOS_BY_ID } from "./rules/catalog";
 import { quote } from "./rules/helpers";
 import { enumValue, fieldType, int32Range, requiredField } from "./rules/structural";
 import { isPlainObject, isUnknown } from "./sentinel";
-import { SPECS } from "./specs";
+import { SPECS, specSchema } from "./specs";
 import { formatPath, type PathSegment, type RuleInfo, type Violation, violation } from "./violation";
-import { RULE_INFOS_BY_ID } from "./rules/catalog";
 
 /** Turns zod's issues for a spec into violations of the catalog's rules. */
 
@@ -45,17 +45,30 @@ function requiredRule(kind: KindName, path: string): RuleInfo {
 }
 
 function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | undefined {
-  const path: PathSegment[] = ["spec", ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))];
+  const path: PathSegment[] = [
+    "spec",
+    ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment))),
+  ];
   const expected = "expected" in issue ? TYPE_NAMES[String(issue.expected)] : undefined;
   if (value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
     const what = issue.code === "invalid_value" ? `one of ${issue.values.map(quote).join(", ")}` : expected;
-    return violation(requiredRule(kind, formatPath(path)), path, "FieldValueRequired", `is required; set it to ${what ?? "a value"}`);
+    return violation(
+      requiredRule(kind, formatPath(path)),
+      path,
+      "FieldValueRequired",
+      `is required; set it to ${what ?? "a value"}`,
+    );
   }
   switch (issue.code) {
     case "unrecognized_keys":
       return undefined; // reported per key, with a suggestion, by unknownFieldViolations
     case "invalid_type":
-      return violation(fieldType, path, "FieldValueInvalid", `must be ${expected ?? issue.expected}, not ${describeType(value)}`);
+      return violation(
+        fieldType,
+        path,
+        "FieldValueInvalid",
+        `must be ${expected ?? issue.expected}, not ${describeType(value)}`,
+      );
     case "invalid_value":
       return violation(
         enumValue,
@@ -65,7 +78,12 @@ function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | 
       );
     case "too_big":
     case "too_small":
-      return violation(int32Range, path, "FieldValueInvalid", `${quote(value)} is out of range; use an integer from -2147483648 to 2147483647`);
+      return violation(
+        int32Range,
+        path,
+        "FieldValueInvalid",
+        `${quote(value)} is out of range; use an integer from -2147483648 to 2147483647`,
+      );
     case "custom": {
       const rule = RULE_INFOS_BY_ID.get(String(issue.params?.rule));
       return violation(rule ?? fieldType, path, "FieldValueInvalid", issue.message);
@@ -77,7 +95,7 @@ function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | 
 
 /** Structural violations of `spec`; issues at or under an unknown value are not violations. */
 export function structuralViolations(kind: KindName, spec: unknown): Violation[] {
-  const result = SPECS[kind].schema.safeParse(spec);
+  const result = specSchema(kind).safeParse(spec);
   if (result.success) return [];
   const violations: Violation[] = [];
   for (const issue of result.error.issues) {

@@ -7,7 +7,7 @@ export interface ObjectNode {
   path: readonly PathSegment[];
 }
 
-/** A rule that looks at one object (and, when it needs to, the whole spec) and reports violations. */
+/** A cross-field rule: looks at one object of its type and reports violations. */
 export interface ObjectRule {
   info: RuleInfo;
   check(node: ObjectNode): Violation[];

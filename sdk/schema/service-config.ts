@@ -108,7 +108,11 @@ export const serviceConfigMeta = {
   rules: [backendFilterExclusive, uniqueNames("bindings", "env")],
 } satisfies Omit<TypeMeta, "typeName">;
 
-export const ServiceConfigSpecSchema = objectType("ServiceConfigSpec", serviceConfigFields, serviceConfigMeta);
+export const ServiceConfigSpecSchema = objectType(
+  "ServiceConfigSpec",
+  serviceConfigFields,
+  serviceConfigMeta,
+);
 
 export type BackendConfig = z.output<typeof BackendConfigSchema>;
 export type BackendConfigInput = z.input<typeof BackendConfigSchema>;

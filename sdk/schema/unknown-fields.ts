@@ -1,6 +1,6 @@
 import type { KindName } from "./kinds";
-import { unknownField } from "./rules/structural";
 import { quote } from "./rules/helpers";
+import { unknownField } from "./rules/structural";
 import { specSchema } from "./specs";
 import { formatPath, type PathSegment, type Violation, violation } from "./violation";
 import { forEachObject, walk } from "./walk";
@@ -20,7 +20,8 @@ function strayKeys(kind: KindName, spec: unknown): StrayKey[] {
     ({ value, path, fields, meta }) => {
       const known = Object.keys(fields);
       for (const key of Object.keys(value)) {
-        if (!Object.hasOwn(fields, key)) found.push({ path: [...path, key], typeName: meta?.typeName ?? "object", known });
+        if (!Object.hasOwn(fields, key))
+          found.push({ path: [...path, key], typeName: meta?.typeName ?? "object", known });
       }
     },
     ["spec"],
@@ -45,7 +46,12 @@ export function unknownFieldViolations(kind: KindName, spec: unknown): Violation
     const name = String(path[path.length - 1]);
     const guess = closest(name, known);
     const hint = guess === undefined ? `its fields are ${known.join(", ")}` : `did you mean ${quote(guess)}?`;
-    return violation(unknownField, path, "FieldValueInvalid", `is not a field of ${typeName}; remove it or fix the spelling (${hint})`);
+    return violation(
+      unknownField,
+      path,
+      "FieldValueInvalid",
+      `is not a field of ${typeName}; remove it or fix the spelling (${hint})`,
+    );
   });
 }
 
@@ -54,7 +60,8 @@ function closest(name: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate);
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= 2 && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance };
   }
   return best?.name;
 }

@@ -1,7 +1,8 @@
 import { applyDefaults } from "./defaults";
 import { structuralViolations } from "./issues";
 import type { KindName } from "./kinds";
-import { isPlainObject, isUnknown } from "./sentinel";
+import { modeSwitch } from "./rules/mode-switch";
+import { isUnknown } from "./sentinel";
 import { specSchema } from "./specs";
 import { unknownFieldViolations } from "./unknown-fields";
 import type { Violation } from "./violation";
@@ -14,7 +15,6 @@ export interface ValidateOptions {
 
 /** Cross-field rules, run on the defaulted spec so they see what the server will store. */
 function ruleViolations(kind: KindName, spec: unknown): Violation[] {
-  if (!isPlainObject(spec)) return [];
   const violations: Violation[] = [];
   forEachObject(
     specSchema(kind),
@@ -27,6 +27,25 @@ function ruleViolations(kind: KindName, spec: unknown): Violation[] {
     ["spec"],
   );
   return violations;
+}
+
+/** The rules about changes, per kind; each gets both specs with defaults applied. */
+const UPDATE_RULES: Readonly<
+  Record<KindName, readonly ((previous: unknown, next: unknown) => Violation[])[]>
+> = {
+  Proxy: [],
+  Service: [modeSwitch],
+  ServiceRevision: [],
+};
+
+/**
+ * Violations of changing a stored spec `previous` into `next` (e.g. a Service switching between backend and
+ * filter mode). Only the rules about changes: validate `next` itself with validateSpec. Never throws.
+ */
+export function validateUpdate(kind: KindName, previous: unknown, next: unknown): Violation[] {
+  const before = applyDefaults(kind, previous);
+  const after = applyDefaults(kind, next);
+  return UPDATE_RULES[kind].flatMap((rule) => rule(before, after));
 }
 
 /**

@@ -34,8 +34,15 @@ export function unwrapField(schema: Schema): FieldSchema {
   let found: { value: unknown } | undefined;
   for (;;) {
     const { type, innerType, defaultValue } = def(current);
-    if (innerType === undefined || !["optional", "default", "prefault", "nullable", "readonly"].includes(type)) {
-      return { schema: current, hasDefault: found !== undefined, defaultValue: structuredClone(found?.value) };
+    if (
+      innerType === undefined ||
+      !["optional", "default", "prefault", "nullable", "readonly"].includes(type)
+    ) {
+      return {
+        schema: current,
+        hasDefault: found !== undefined,
+        defaultValue: structuredClone(found?.value),
+      };
     }
     if ((type === "default" || type === "prefault") && found === undefined) found = { value: defaultValue };
     current = innerType;
@@ -51,8 +58,8 @@ export interface ObjectVisit {
 }
 
 /**
- * Rebuilds `value` bottom-up: `visit` sees every object of an object type (top-down, before its fields)
- * and returns the object to continue with; fields, array elements and map values are then walked.
+ * Returns a rebuilt copy of `value`: `visit` sees every object of an object type (before its fields) and
+ * returns the object to continue with; its fields, array elements and map values are then walked.
  * Keys outside the type's fields are copied untouched and not walked.
  */
 export function walk(
@@ -86,7 +93,12 @@ export function walk(
 }
 
 /** Calls `see` for every object of an object type in `value`, without building anything for the caller. */
-export function forEachObject(schema: Schema, value: unknown, see: (object: ObjectVisit) => void, path: readonly PathSegment[] = []): void {
+export function forEachObject(
+  schema: Schema,
+  value: unknown,
+  see: (object: ObjectVisit) => void,
+  path: readonly PathSegment[] = [],
+): void {
   walk(
     schema,
     value,

@@ -8,7 +8,8 @@ export const backendFilterExclusive = objectRule(
     kinds: SERVICE_KINDS,
     path: "spec.template.spec.filter | spec.filter",
     severity: "error",
-    description: "A service runs in backend mode or in filter mode: backend and filter are mutually exclusive.",
+    description:
+      "A service runs in backend mode or in filter mode: backend and filter are mutually exclusive.",
   },
   ({ value }) =>
     isKnown(value.backend) && isKnown(value.filter)

@@ -14,15 +14,19 @@ import {
   repoFormat,
   tagFormat,
 } from "./formats";
+import { serviceModeImmutable } from "./mode-switch";
 import { backendPortRange, revisionHistoryRange } from "./ranges";
-import { revisionHistoryMinimum } from "./revision-history";
 import { revisionBundleRequired, serviceRequiredFields } from "./required";
+import { revisionHistoryMinimum } from "./revision-history";
 import { sourceExactlyOne } from "./source";
 import { enumValue, fieldType, int32Range, requiredField, unknownField } from "./structural";
 import { otelCollectorUnmanagedOnly, thirdPartySinksCloudOnly } from "./telemetry";
 import { uniqueNamesInfo } from "./unique-names";
 
-/** Every rule, in README order: section 7, then the field rules of section 2 and DESIGN.md, then warnings. */
+/**
+ * Every rule, in README order: section 7, then the field rules of section 2 and DESIGN.md, then warnings,
+ * then the rules about updates (validateUpdate).
+ */
 export const RULES: readonly RuleInfo[] = Object.freeze([
   egressExclusive.info,
   bundleCredentialsExclusive.info,
@@ -56,6 +60,7 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   otelCollectorUnmanagedOnly.info,
   backendPortIgnored.info,
   revisionHistoryMinimum.info,
+  serviceModeImmutable,
 ]);
 
 export const RULE_INFOS_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((rule) => [rule.id, rule]));

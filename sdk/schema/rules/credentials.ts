@@ -7,7 +7,8 @@ export const passwordPlaintext = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.credentials.password",
     severity: "warning",
-    description: "password is a write-only plain-text field; passwordData is preferred when authoring programmatically.",
+    description:
+      "password is a write-only plain-text field; passwordData is preferred when authoring programmatically.",
   },
   ({ value }) =>
     isKnown(value.password) && value.passwordData === undefined

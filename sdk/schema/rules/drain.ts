@@ -7,7 +7,8 @@ export const drainMinimum = objectRule(
     kinds: ["Proxy"],
     path: "spec.shutdown.minimumDrainTime",
     severity: "error",
-    description: "shutdown.minimumDrainTime must not be less than shutdown.drainTimeout (both default to 30s).",
+    description:
+      "shutdown.minimumDrainTime must not be less than shutdown.drainTimeout (both default to 30s).",
   },
   ({ value }) => {
     const { drainTimeout, minimumDrainTime } = value;

@@ -1,4 +1,4 @@
-import { objectRule, SERVICE_KINDS, isSetString } from "./helpers";
+import { isSetString, objectRule, SERVICE_KINDS } from "./helpers";
 
 export const egressExclusive = objectRule(
   {
@@ -6,7 +6,8 @@ export const egressExclusive = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.egress.gatewayRef",
     severity: "error",
-    description: "egress.disabled: true hard-denies outbound traffic, so egress.gatewayRef must then be empty.",
+    description:
+      "egress.disabled: true hard-denies outbound traffic, so egress.gatewayRef must then be empty.",
   },
   ({ value }) =>
     value.disabled === true && isSetString(value.gatewayRef)

@@ -70,7 +70,8 @@ export const tagFormat: ValueRule<string> = {
     kinds: SERVICE_KINDS,
     path: "**.tag",
     severity: "error",
-    description: "A BundleRef tag is an OCI tag: letters, digits, _ . -, not starting with . or -, at most 128 characters.",
+    description:
+      "A BundleRef tag is an OCI tag: letters, digits, _ . -, not starting with . or -, at most 128 characters.",
   },
   accepts: (value) => TAG.test(value),
   fix: (value) =>
@@ -123,5 +124,6 @@ export const quantityFormat: ValueRule<string> = {
     description: 'A memory cap is a resource quantity such as "128Mi", "1Gi" or a count of bytes.',
   },
   accepts: (value) => QUANTITY.test(value),
-  fix: (value) => `${quote(value)} is not a quantity; use a form such as "128Mi", "1Gi" or a plain count of bytes`,
+  fix: (value) =>
+    `${quote(value)} is not a quantity; use a form such as "128Mi", "1Gi" or a plain count of bytes`,
 };

@@ -33,6 +33,7 @@ export interface Finding {
 export function objectRule(info: RuleInfo, find: (node: ObjectNode) => Finding[]): ObjectRule {
   return {
     info,
-    check: (node) => find(node).map(({ at, reason, fix }) => violation(info, [...node.path, ...at], reason, fix)),
+    check: (node) =>
+      find(node).map(({ at, reason, fix }) => violation(info, [...node.path, ...at], reason, fix)),
   };
 }

@@ -8,7 +8,8 @@ export const unknownField: RuleInfo = {
   kinds: ALL_KINDS,
   path: "**",
   severity: "error",
-  description: "Every field must be one the API defines; a misspelt field fails instead of being dropped silently.",
+  description:
+    "Every field must be one the API defines; a misspelt field fails instead of being dropped silently.",
 };
 
 export const requiredField: RuleInfo = {

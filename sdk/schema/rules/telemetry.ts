@@ -15,7 +15,11 @@ export const thirdPartySinksCloudOnly = objectRule(
   },
   ({ value }) => {
     const telemetry = child(value, "telemetry");
-    if (!isKnown(value.provider) || value.provider === MANAGED_PROVIDER || !isKnown(telemetry?.thirdPartySinks)) {
+    if (
+      !isKnown(value.provider) ||
+      value.provider === MANAGED_PROVIDER ||
+      !isKnown(telemetry?.thirdPartySinks)
+    ) {
       return [];
     }
     return [

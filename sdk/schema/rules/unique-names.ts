@@ -1,6 +1,6 @@
 import type { ObjectRule } from "../meta";
 import type { RuleInfo } from "../violation";
-import { isSetString, objectRule, quote, SERVICE_KINDS, type Finding } from "./helpers";
+import { type Finding, isSetString, objectRule, quote, SERVICE_KINDS } from "./helpers";
 
 export const uniqueNamesInfo: RuleInfo = {
   id: "unique-names",

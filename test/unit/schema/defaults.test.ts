@@ -9,7 +9,11 @@ import {
 } from "../../../sdk/schema";
 import { DIGEST, gitService, ociService, revision } from "./examples";
 
-const SCHEMAS = { Proxy: ProxySpecSchema, Service: ServiceSpecSchema, ServiceRevision: ServiceRevisionSpecSchema };
+const SCHEMAS = {
+  Proxy: ProxySpecSchema,
+  Service: ServiceSpecSchema,
+  ServiceRevision: ServiceRevisionSpecSchema,
+};
 const minimalService = { source: { oci: { repo: "r.example.dev/a" } }, template: { spec: {} } };
 
 const CASES: { name: string; kind: KindName; spec: unknown; expected: unknown }[] = [
@@ -54,7 +58,11 @@ const CASES: { name: string; kind: KindName; spec: unknown; expected: unknown }[
     expected: {
       revisionHistoryLimit: 10,
       source: {
-        git: { url: "u", build: { output: { repo: "r.example.dev/a", tag: "t" }, rootDir: "." }, triggers: { productionBranch: "main" } },
+        git: {
+          url: "u",
+          build: { output: { repo: "r.example.dev/a", tag: "t" }, rootDir: "." },
+          triggers: { productionBranch: "main" },
+        },
       },
       template: {
         spec: {
@@ -68,7 +76,10 @@ const CASES: { name: string; kind: KindName; spec: unknown; expected: unknown }[
     name: "a backend without protocol gets http1",
     kind: "ServiceRevision",
     spec: { bundle: { repo: "r.example.dev/a", digest: DIGEST }, backend: { port: 8080 } },
-    expected: { bundle: { repo: "r.example.dev/a", digest: DIGEST }, backend: { port: 8080, protocol: "http1" } },
+    expected: {
+      bundle: { repo: "r.example.dev/a", digest: DIGEST },
+      backend: { port: 8080, protocol: "http1" },
+    },
   },
 ];
 
@@ -82,9 +93,12 @@ describe("applyDefaults", () => {
     expect(applyDefaults(kind, once)).toEqual(once);
   });
 
-  test.each(CASES.map((item) => [item.name, item] as const))("agrees with zod's parse: %s", (_name, { kind, spec }) => {
-    expect(SCHEMAS[kind].parse(spec)).toEqual(applyDefaults(kind, spec));
-  });
+  test.each(CASES.map((item) => [item.name, item] as const))(
+    "agrees with zod's parse: %s",
+    (_name, { kind, spec }) => {
+      expect(SCHEMAS[kind].parse(spec)).toEqual(applyDefaults(kind, spec));
+    },
+  );
 
   test("returns a new object and leaves its input alone", () => {
     const input = structuredClone(gitService);
@@ -100,14 +114,20 @@ describe("applyDefaults", () => {
   });
 
   test("defaults around malformed parts and keeps them as they are", () => {
-    const spec = { revisionHistoryLimit: "ten", source: "oci", template: { spec: { backend: 7, env: "x" } }, extra: [1] };
+    const spec = {
+      revisionHistoryLimit: "ten",
+      source: "oci",
+      template: { spec: { backend: 7, env: "x" } },
+      extra: [1],
+    };
     expect(applyDefaults("Service", spec)).toEqual(spec);
     expect(applyDefaults("Proxy", { shutdown: null, provider: 3 })).toEqual({ shutdown: null, provider: 3 });
     expect(applyDefaults("Proxy", { shutdown: [] })).toEqual({ provider: "cloud", shutdown: [] });
   });
 
   test("returns non-objects unchanged", () => {
-    for (const spec of [undefined, null, 0, "spec", [], UNKNOWN]) expect(applyDefaults("Proxy", spec)).toEqual(spec);
+    for (const spec of [undefined, null, 0, "spec", [], UNKNOWN])
+      expect(applyDefaults("Proxy", spec)).toEqual(spec);
   });
 
   test("does not default inside or around unknown values", () => {

@@ -2,17 +2,18 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   applyDefaults,
+  findUnknownFields,
   isPlaceholder,
   KIND_NAMES,
   type KindName,
-  redactSecrets,
   RULES,
+  redactSecrets,
   secretPaths,
   stripUnknownFields,
-  findUnknownFields,
   UNKNOWN,
-  validateSpec,
   type Violation,
+  validateSpec,
+  validateUpdate,
 } from "../../../sdk/schema";
 import { EXAMPLES, withValue } from "./examples";
 
@@ -39,9 +40,13 @@ function expectWellFormed(kind: KindName, violations: Violation[]): void {
 }
 
 function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
   if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...pathsOf(item, [...prefix, key])]);
+    return Object.entries(value).flatMap(([key, item]) => [
+      [...prefix, key],
+      ...pathsOf(item, [...prefix, key]),
+    ]);
   }
   return [];
 }
@@ -51,7 +56,10 @@ function isObject(value: unknown): boolean {
 }
 
 function valueAt(value: unknown, path: readonly (string | number)[]): unknown {
-  return path.reduce<unknown>((current, segment) => (current as Record<string | number, unknown>)?.[segment], value);
+  return path.reduce<unknown>(
+    (current, segment) => (current as Record<string | number, unknown>)?.[segment],
+    value,
+  );
 }
 
 const kind = fc.constantFrom(...KIND_NAMES);
@@ -73,7 +81,9 @@ const specShaped = fc
     let spec: unknown = example.spec;
     for (const { at, value, stray } of edits) {
       const paths =
-        stray === undefined ? pathsOf(spec) : [[], ...pathsOf(spec)].filter((path) => isObject(valueAt(spec, path)));
+        stray === undefined
+          ? pathsOf(spec)
+          : [[], ...pathsOf(spec)].filter((path) => isObject(valueAt(spec, path)));
       const path = paths[at % paths.length];
       if (path === undefined) break;
       spec = withValue(spec, stray === undefined ? path : [...path, stray], value);
@@ -93,6 +103,15 @@ describe("on arbitrary input", () => {
       fc.property(inputs, ({ kind, spec }) => {
         expectWellFormed(kind, validateSpec(kind, spec));
         expectWellFormed(kind, validateSpec(kind, spec, { unknownFields: "ignore" }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test("validateUpdate never throws and returns well-formed violations", () => {
+    fc.assert(
+      fc.property(inputs, inputs, (previous, { kind, spec }) => {
+        expectWellFormed(kind, validateUpdate(kind, previous.spec, spec));
       }),
       { numRuns: 400 },
     );

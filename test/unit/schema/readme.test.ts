@@ -12,7 +12,10 @@ function readmeRules() {
     .split("\n")
     .filter((line) => line.startsWith("| `"))
     .map((line) => {
-      const [id = "", kinds = "", path = "", severity = ""] = line.split(" | ").map((cell) => cell.replace(/^\| /, ""));
+      const [id = "", kinds = "", path = "", severity = ""] = line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim());
       return {
         id: id.replaceAll("`", ""),
         kinds: kinds.split(", "),

@@ -9,7 +9,11 @@ import {
 } from "../../../sdk/schema";
 import { EXAMPLES } from "./examples";
 
-const SCHEMAS = { Proxy: ProxySpecSchema, Service: ServiceSpecSchema, ServiceRevision: ServiceRevisionSpecSchema };
+const SCHEMAS = {
+  Proxy: ProxySpecSchema,
+  Service: ServiceSpecSchema,
+  ServiceRevision: ServiceRevisionSpecSchema,
+};
 
 test.each(EXAMPLES.map((example) => [example.name, example] as const))(
   "%s validates cleanly before and after defaulting, and defaulting is stable",

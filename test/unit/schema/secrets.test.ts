@@ -10,7 +10,13 @@ import {
 } from "../../../sdk/schema";
 import { cloudProxy, DIGEST, gitService, ociService, revision, withValue } from "./examples";
 
-const credentials = { username: "ci", password: "pw", passwordData: "raw", accessToken: "at", refreshToken: "rt" };
+const credentials = {
+  username: "ci",
+  password: "pw",
+  passwordData: "raw",
+  accessToken: "at",
+  refreshToken: "rt",
+};
 
 describe("SECRET_FIELDS", () => {
   test("lists the secret fields of the API with their placeholders", () => {
@@ -36,15 +42,25 @@ describe("secretPaths", () => {
   });
 
   test("finds credentials wherever a BundleRef appears", () => {
-    const service = withValue(gitService, ["source", "git", "build", "output", "credentials"], { password: "pw" });
-    expect(secretPaths("Service", service)).toEqual([["source", "git", "build", "output", "credentials", "password"]]);
+    const service = withValue(gitService, ["source", "git", "build", "output", "credentials"], {
+      password: "pw",
+    });
+    expect(secretPaths("Service", service)).toEqual([
+      ["source", "git", "build", "output", "credentials", "password"],
+    ]);
     expect(secretPaths("Service", ociService)).toEqual([
       ["source", "oci", "credentials", "accessToken"],
       ["source", "oci", "credentials", "passwordData"],
       ["source", "oci", "credentials", "refreshToken"],
     ]);
-    expect(secretPaths("ServiceRevision", withValue(revision, ["bundle", "credentials"], credentials))).toEqual(
-      ["accessToken", "password", "passwordData", "refreshToken"].map((field) => ["bundle", "credentials", field]),
+    expect(
+      secretPaths("ServiceRevision", withValue(revision, ["bundle", "credentials"], credentials)),
+    ).toEqual(
+      ["accessToken", "password", "passwordData", "refreshToken"].map((field) => [
+        "bundle",
+        "credentials",
+        field,
+      ]),
     );
   });
 
@@ -77,21 +93,30 @@ describe("redactSecrets", () => {
 
   test("keeps everything that is not a secret, and unknown values", () => {
     expect(redactSecrets("ServiceRevision", revision)).toEqual(revision);
-    const unknownKey = withValue(cloudProxy, ["telemetry", "thirdPartySinks", "vendorAlphaLogs", "key"], UNKNOWN);
+    const unknownKey = withValue(
+      cloudProxy,
+      ["telemetry", "thirdPartySinks", "vendorAlphaLogs", "key"],
+      UNKNOWN,
+    );
     expect(redactSecrets("Proxy", unknownKey).telemetry?.thirdPartySinks?.vendorAlphaLogs?.key).toBe(UNKNOWN);
   });
 });
 
 describe("moveWriteOnlyPasswords", () => {
   test("moves password to passwordData", () => {
-    const spec = { bundle: { repo: "r.example.dev/a", digest: DIGEST, credentials: { username: "u", password: "pw" } } };
+    const spec = {
+      bundle: { repo: "r.example.dev/a", digest: DIGEST, credentials: { username: "u", password: "pw" } },
+    };
     expect(moveWriteOnlyPasswords("ServiceRevision", spec)).toEqual({
       bundle: { repo: "r.example.dev/a", digest: DIGEST, credentials: { username: "u", passwordData: "pw" } },
     });
   });
 
   test("keeps passwordData when both are set (it takes precedence) and drops password", () => {
-    const spec = withValue(ociService, ["source", "oci", "credentials"], { password: "pw", passwordData: "raw" });
+    const spec = withValue(ociService, ["source", "oci", "credentials"], {
+      password: "pw",
+      passwordData: "raw",
+    });
     expect(moveWriteOnlyPasswords("Service", spec).source.oci?.credentials).toEqual({ passwordData: "raw" });
   });
 

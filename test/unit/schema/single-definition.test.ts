@@ -15,7 +15,11 @@ const SCHEMA_DIR = join(__dirname, "../../../sdk/schema");
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -40,7 +44,8 @@ function objectTypes(): Map<string, Set<z.core.$ZodType>> {
       if (seen.has(inner)) return;
       types.set(name, seen.add(inner));
     }
-    for (const child of [...Object.values(def.shape ?? {}), def.element, def.valueType]) if (child) visit(child);
+    for (const child of [...Object.values(def.shape ?? {}), def.element, def.valueType])
+      if (child) visit(child);
   };
   for (const root of [ProxySpecSchema, ServiceSpecSchema, ServiceRevisionSpecSchema]) visit(root);
   return types;
@@ -59,13 +64,16 @@ test("every object type is declared in exactly one module, and no module declare
   const names = declarations.map(({ name }) => name);
   expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
   expect(new Set(names)).toEqual(new Set(objectTypes().keys()));
-  const anonymous = SOURCES.filter(({ file, text }) => file !== "meta.ts" && /z\.(strictObject|object|looseObject)\(/.test(text));
+  const anonymous = SOURCES.filter(
+    ({ file, text }) => file !== "meta.ts" && /z\.(strictObject|object|looseObject)\(/.test(text),
+  );
   expect(anonymous.map(({ file }) => file)).toEqual([]);
 });
 
 test("ServiceRevisionSpec reuses the ServiceConfigSpec fields instead of declaring them again", () => {
   const shared = Object.keys(ServiceConfigSpecSchema.shape) as (keyof typeof ServiceConfigSpecSchema.shape)[];
-  for (const field of shared) expect(ServiceRevisionSpecSchema.shape[field]).toBe(ServiceConfigSpecSchema.shape[field]);
+  for (const field of shared)
+    expect(ServiceRevisionSpecSchema.shape[field]).toBe(ServiceConfigSpecSchema.shape[field]);
   expect(Object.keys(ServiceRevisionSpecSchema.shape).sort()).toEqual([...shared, "bundle"].sort());
   const definingModules = SOURCES.filter(({ text }) => /^\s+backend: BackendConfigSchema/m.test(text));
   expect(definingModules.map(({ file }) => file)).toEqual(["service-config.ts"]);

@@ -3,7 +3,11 @@ import { findUnknownFields, stripUnknownFields, validateSpec } from "../../../sd
 import { cloudProxy, ociService, revision, withValue } from "./examples";
 
 const typos = withValue(
-  withValue(withValue(ociService, ["template", "spec", "colour"], "blue"), ["template", "spec", "env", 1, "vaule"], "x"),
+  withValue(
+    withValue(ociService, ["template", "spec", "colour"], "blue"),
+    ["template", "spec", "env", 1, "vaule"],
+    "x",
+  ),
   ["source", "oci", "credentials", "pasword"],
   "pw",
 );
@@ -41,9 +45,9 @@ test("each unknown field is one error that suggests the intended name", () => {
 
 test('unknownFields: "ignore" skips them and reports everything else', () => {
   const spec = withValue(withValue(revision, ["extra"], 1), ["backend", "protocol"], "http3");
-  expect(validateSpec("ServiceRevision", spec, { unknownFields: "ignore" }).map((violation) => violation.rule)).toEqual([
-    "enum-value",
-  ]);
+  expect(
+    validateSpec("ServiceRevision", spec, { unknownFields: "ignore" }).map((violation) => violation.rule),
+  ).toEqual(["enum-value"]);
 });
 
 test("non-objects have no unknown fields", () => {
