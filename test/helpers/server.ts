@@ -1,5 +1,5 @@
 import { type Dispatcher, request } from "undici";
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { type RunningServer, type ServerOptions, startServer } from "../../server";
 
 export type Method = Dispatcher.HttpMethod;
@@ -71,7 +71,12 @@ export async function call<T = Json>(
   });
   const text = await response.body.text();
   const isJson = String(response.headers["content-type"] ?? "").includes("application/json");
-  return { status: response.statusCode, headers: response.headers, body: isJson ? JSON.parse(text) : text, text };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: isJson ? JSON.parse(text) : text,
+    text,
+  };
 }
 
 /** `/apis/<group>/<version>/<plural>[/<name>]` */
@@ -81,7 +86,12 @@ export function pathOf(kind: KindName, name?: string): string {
 }
 
 /** A request body for `kind`: the envelope around `spec`, with extra metadata merged in. */
-export function manifest(kind: KindName, name: string, spec: unknown, metadata: Record<string, unknown> = {}) {
+export function manifest(
+  kind: KindName,
+  name: string,
+  spec: unknown,
+  metadata: Record<string, unknown> = {},
+) {
   return { apiVersion: KINDS[kind].apiVersion, kind, metadata: { name, ...metadata }, spec };
 }
 

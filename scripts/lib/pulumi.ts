@@ -1,0 +1,28 @@
+// The pinned Pulumi toolchain, for code that drives the CLI through the Automation API (the demo, the tests).
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { PulumiCommand } from "@pulumi/pulumi/automation";
+
+const repo = path.resolve(__dirname, "../..").replace(/\/dist$/, "");
+
+/** The pinned toolchain's bin directory, built on first use by the same script `npm run pulumi` uses. */
+export function toolchainBinDir(): string {
+  return execFileSync("bash", [path.join(repo, "scripts/toolchain/build.sh"), "--print-bin-dir"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+}
+
+/** The pinned CLI, and the environment it runs with: offline, a file:// backend in `stateDir`. */
+export async function pinnedPulumi(stateDir: string, passphrase: string) {
+  const binDir = toolchainBinDir();
+  const env: Record<string, string> = {
+    PATH: [binDir, path.join(repo, "node_modules/.bin"), process.env.PATH].join(path.delimiter),
+    PULUMI_HOME: path.join(stateDir, "home"),
+    PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
+    PULUMI_CONFIG_PASSPHRASE: passphrase,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+  return { env, command: await PulumiCommand.get({ root: path.dirname(binDir) }) };
+}
