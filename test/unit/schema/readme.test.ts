@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { RULES } from "../../../sdk/schema";
 
-const README = readFileSync(join(__dirname, "../../../sdk/schema/README.md"), "utf8");
+// The rule table lives in the repository README, where users look for it.
+const README = readFileSync(join(__dirname, "../../../README.md"), "utf8");
 
 /** The rows of the README's rule table, in the same shape as RULES. */
 function readmeRules() {
-  const section = README.slice(README.indexOf("## Rules"));
+  const start = README.indexOf("## Validation rules");
+  const section = README.slice(start, README.indexOf("\n## ", start + 1));
   return section
     .split("\n")
     .filter((line) => line.startsWith("| `"))
