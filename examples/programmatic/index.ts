@@ -29,18 +29,31 @@ async function withClient(): Promise<void> {
   const client = createClient({ baseUrl, token: process.env.EXAMPLEDEV_TOKEN });
   const name = `programmatic-${Date.now().toString(36)}`;
   try {
-    await client.services.create({ metadata: { name }, spec: { source: { oci: bundle }, template: template("1") } });
+    await client.services.create({
+      metadata: { name },
+      spec: { source: { oci: bundle }, template: template("1") },
+    });
     const first = await client.services.waitFor(name, (s) => hasRevision(s, 1), { timeoutMs: 60_000 });
     const firstRevision = first?.status?.latestRevision as string;
     console.log(`client: ${name} minted ${firstRevision}`);
 
-    const updated = await client.services.patch(name, { spec: { template: template("2") } }, { type: "merge" });
-    const second = await client.services.waitFor(name, (s) => hasRevision(s, updated.metadata.generation ?? 2), {
-      timeoutMs: 60_000,
-    });
+    const updated = await client.services.patch(
+      name,
+      { spec: { template: template("2") } },
+      { type: "merge" },
+    );
+    const second = await client.services.waitFor(
+      name,
+      (s) => hasRevision(s, updated.metadata.generation ?? 2),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     console.log(`client: template v2 minted ${second?.status?.latestRevision}`);
 
-    const revisions = await client.serviceRevisions.listAll({ labelSelector: `compute.example.dev/service=${name}` });
+    const revisions = await client.serviceRevisions.listAll({
+      labelSelector: `compute.example.dev/service=${name}`,
+    });
     console.log(`client: revisions of ${name}: ${revisions.map((r) => r.metadata.name).join(", ")}`);
 
     await client.services.patch(name, { spec: { liveRevision: firstRevision } }, { type: "merge" });
@@ -61,7 +74,9 @@ async function withAutomationApi(): Promise<void> {
       projectName: "exampledev-programmatic",
       stackName: "dev",
       program: async () => {
-        const service = new Service("automated", { spec: { source: { oci: bundle }, template: template("1") } });
+        const service = new Service("automated", {
+          spec: { source: { oci: bundle }, template: template("1") },
+        });
         return { latestRevision: service.latestRevision, liveRevision: service.liveRevision };
       },
     },
@@ -70,7 +85,9 @@ async function withAutomationApi(): Promise<void> {
   await stack.setConfig("exampledev:baseUrl", { value: baseUrl });
   try {
     const up = await stack.up();
-    console.log(`automation: latest ${up.outputs.latestRevision?.value}, live ${up.outputs.liveRevision?.value}`);
+    console.log(
+      `automation: latest ${up.outputs.latestRevision?.value}, live ${up.outputs.liveRevision?.value}`,
+    );
   } finally {
     await stack.destroy();
   }

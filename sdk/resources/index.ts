@@ -5,4 +5,11 @@ export {
   type ObjectMetadataArgs,
   TYPE_TOKENS,
 } from "./api-resource";
-export { Proxy, type ProxyArgs, Service, type ServiceArgs, ServiceRevision, type ServiceRevisionArgs } from "./resources";
+export {
+  Proxy,
+  type ProxyArgs,
+  Service,
+  type ServiceArgs,
+  ServiceRevision,
+  type ServiceRevisionArgs,
+} from "./resources";

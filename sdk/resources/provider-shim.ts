@@ -9,7 +9,7 @@ type Provider = Required<pulumi.dynamic.ResourceProvider>;
  * zod schema, no credentials) is serialized and the provider always runs the installed package's code.
  */
 export function providerShim(kind: KindName): pulumi.dynamic.ResourceProvider {
-  // biome-ignore lint/style/noCommonJs: resolved at call time, in the provider process, by package name.
+  // Resolved at call time, in the provider process, by package name.
   const load = (): Provider => require("@exampledev/pulumi/provider").resourceProvider(kind);
   return {
     configure: (request) => load().configure(request),

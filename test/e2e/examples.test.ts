@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pinnedPulumi } from "../../scripts/lib/pulumi";
 import { type Client, createClient } from "../../sdk/client";
 import { type RunningServer, startServer } from "../../server";
-import { pinnedPulumi } from "../../scripts/lib/pulumi";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 
@@ -20,7 +20,10 @@ describe("the examples, through the real Pulumi CLI", () => {
   const stacks: TestStack[] = [];
 
   beforeAll(async () => {
-    [server, registry] = await Promise.all([startServer({ port: 0, storage: "memory", logLevel: "warn" }), startRegistry()]);
+    [server, registry] = await Promise.all([
+      startServer({ port: 0, storage: "memory", logLevel: "warn" }),
+      startRegistry(),
+    ]);
     client = createClient({ baseUrl: server.url });
     bundle = {
       repo: registry.repo("examples/app"),
@@ -95,7 +98,9 @@ describe("the examples, through the real Pulumi CLI", () => {
       });
       expect(stdout).toMatch(/client: programmatic-\w+ minted programmatic-\w+-[0-9a-f]{10}/);
       expect(stdout).toMatch(/client: pinned, live revision is now programmatic-\w+-[0-9a-f]{10}/);
-      expect(stdout).toMatch(/automation: latest automated-\w+-[0-9a-f]{10}, live automated-\w+-[0-9a-f]{10}/);
+      expect(stdout).toMatch(
+        /automation: latest automated-\w+-[0-9a-f]{10}, live automated-\w+-[0-9a-f]{10}/,
+      );
       // The program cleans up after itself.
       expect(await client.services.listAll()).toEqual([]);
     } finally {

@@ -83,12 +83,17 @@ describe("the provider through the real Pulumi CLI", () => {
     expect(firstRevision).toMatch(/^by-digest-[0-9a-f]{10}$/);
     expect(value(outputs, "liveRevision")).toBe(firstRevision);
     expect(outputs.egressReady?.value).toBe(true);
-    expect(value(outputs, "taggedLatestRevision")).toMatch(new RegExp(`^${value(outputs, "taggedName")}-[0-9a-f]{10}$`));
+    expect(value(outputs, "taggedLatestRevision")).toMatch(
+      new RegExp(`^${value(outputs, "taggedName")}-[0-9a-f]{10}$`),
+    );
     expect(value(outputs, "revisionDigest")).toBe(digest);
 
     const minted = await client.serviceRevisions.get(firstRevision);
     expect(minted.spec.bundle).toMatchObject({ repo: openRegistry.repo("team/app"), digest });
-    expect((await client.proxies.get("edge")).spec.shutdown).toEqual({ drainTimeout: "20s", minimumDrainTime: "40s" });
+    expect((await client.proxies.get("edge")).spec.shutdown).toEqual({
+      drainTimeout: "20s",
+      minimumDrainTime: "40s",
+    });
   });
 
   it("previews no changes right after up (defaults are not diffs)", async () => {
@@ -145,7 +150,9 @@ describe("the provider through the real Pulumi CLI", () => {
       expect(output).not.toContain(secret);
     }
     // They are in state, encrypted: each secret field carries Pulumi's secret signature and a ciphertext.
-    const revision = JSON.parse(exported).deployment.resources.find((r: { id?: string }) => r.id === "manual-revision");
+    const revision = JSON.parse(exported).deployment.resources.find(
+      (r: { id?: string }) => r.id === "manual-revision",
+    );
     expect(revision.inputs.spec.bundle.credentials.accessToken).toHaveProperty("ciphertext");
   });
 
