@@ -1,4 +1,4 @@
-import { type KindName, KINDS } from "../sdk/schema";
+import { KINDS, type KindName } from "../sdk/schema";
 
 /**
  * Every failure the server reports, as the Kubernetes `Status` reason it carries and its HTTP code.
@@ -11,12 +11,10 @@ export const REASONS = {
   MethodNotAllowed: 405,
   AlreadyExists: 409,
   Conflict: 409,
-  Expired: 410,
   RequestEntityTooLarge: 413,
   UnsupportedMediaType: 415,
   Invalid: 422,
   InternalError: 500,
-  ServiceUnavailable: 503,
 } as const;
 
 export type Reason = keyof typeof REASONS;
@@ -101,7 +99,11 @@ export function resourceDetails(kind: KindName, name: string): StatusDetails {
 }
 
 export function notFound(kind: KindName, name: string): ApiError {
-  return new ApiError("NotFound", `${qualifiedResource(kind)} "${name}" not found`, resourceDetails(kind, name));
+  return new ApiError(
+    "NotFound",
+    `${qualifiedResource(kind)} "${name}" not found`,
+    resourceDetails(kind, name),
+  );
 }
 
 export function alreadyExists(kind: KindName, name: string): ApiError {

@@ -1,12 +1,27 @@
 import type { AddressInfo } from "node:net";
 import type { LogLevel } from "fastify";
-import { type LogDestination, buildApp } from "./app";
+import { buildApp, type LogDestination } from "./app";
 import { startController } from "./controller";
+import { errorFields } from "./http/request-log";
 import { startLifecycle } from "./lifecycle";
-import { openStore, type ObjectStore, type StorageOption } from "./storage";
+import { type ObjectStore, openStore, type StorageOption } from "./storage";
 
-export type { LogDestination } from "./app";
-export type { ObjectMeta, ObjectStore, OwnerReference, StorageOption, StoredObject, WatchEvent } from "./storage";
+export {
+  type AppOptions,
+  app,
+  type BuildAppOptions,
+  buildApp,
+  type LogDestination,
+  MAX_BODY_BYTES,
+} from "./app";
+export type {
+  ObjectMeta,
+  ObjectStore,
+  OwnerReference,
+  StorageOption,
+  StoredObject,
+  WatchEvent,
+} from "./storage";
 
 export const DEFAULT_PROXY_DELETION_GRACE_MS = 1000;
 
@@ -38,8 +53,15 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  const store = openStore(options.storage, (error) => app.log.error({ err: error }, "a store listener failed"));
-  const app = buildApp({ store, token: options.token, logLevel: options.logLevel, logStream: options.logStream });
+  const store = openStore(options.storage, (error) =>
+    app.log.error({ error: errorFields(error) }, "a store listener failed"),
+  );
+  const app = buildApp({
+    store,
+    token: options.token,
+    logLevel: options.logLevel,
+    logStream: options.logStream,
+  });
   const lifecycle = startLifecycle({
     store,
     proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,

@@ -3,7 +3,8 @@ import type { LogLevel } from "fastify";
 import { startServer } from "./index";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
-                         [--token <token>] [--egress-gateways default,...] [--log-level info]`;
+                         [--token <token>] [--egress-gateways default,...] [--log-level info]
+The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
@@ -29,7 +30,8 @@ function parseOptions(args: string[]) {
     process.exit(0);
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: "${values.port}" is not a port (0-65535)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port: "${values.port}" is not a port (0-65535)`);
   if (values.memory && values.data !== undefined) fail("--memory and --data exclude each other; pick one");
   if (values.token === "") fail("--token: give a non-empty token, or leave the flag out to disable auth");
   const logLevel = values["log-level"] as LogLevel;
@@ -38,8 +40,11 @@ function parseOptions(args: string[]) {
     port,
     host: values.host,
     storage: values.memory ? ("memory" as const) : { dir: values.data ?? DEFAULT_DATA_DIR },
-    token: values.token,
-    egressGateways: values["egress-gateways"].split(",").map((name) => name.trim()).filter(Boolean),
+    token: values.token ?? (process.env.EXAMPLEDEV_SERVER_TOKEN || undefined),
+    egressGateways: values["egress-gateways"]
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
     logLevel,
   };
 }

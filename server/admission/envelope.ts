@@ -1,4 +1,4 @@
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { badRequest, type StatusCause } from "../errors";
 import { isRecord, withoutUndefined } from "../records";
 import type { ObjectMeta, OwnerReference } from "../storage";
@@ -41,7 +41,10 @@ const CLIENT_METADATA: ReadonlySet<string> = new Set([
  */
 export function readEnvelope(kind: KindName, body: unknown): Envelope {
   const { apiVersion } = KINDS[kind];
-  if (!isRecord(body)) throw badRequest(`the request body must be a JSON object: a ${kind} with apiVersion, kind, metadata and spec`);
+  if (!isRecord(body))
+    throw badRequest(
+      `the request body must be a JSON object: a ${kind} with apiVersion, kind, metadata and spec`,
+    );
   if (body.apiVersion !== apiVersion || body.kind !== kind) {
     throw badRequest(
       `apiVersion and kind must match the path: expected apiVersion "${apiVersion}" and kind "${kind}", got ${describe(body.apiVersion)} and ${describe(body.kind)}`,
@@ -67,16 +70,22 @@ export function readEnvelope(kind: KindName, body: unknown): Envelope {
 /** What Kubernetes validates in client metadata (422 causes). `creating` also needs a name. */
 export function metadataCauses(metadata: ClientMeta, creating: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
-  const add = (field: string, reason: string, fix: string) => causes.push({ field, reason, message: `${field}: ${fix}` });
+  const add = (field: string, reason: string, fix: string) =>
+    causes.push({ field, reason, message: `${field}: ${fix}` });
 
   if (metadata.name !== undefined) {
     const problem = nameProblem(metadata.name);
     if (problem) add("metadata.name", "FieldValueInvalid", problem);
   } else if (metadata.generateName !== undefined) {
     const problem = nameProblem(`${metadata.generateName}x`);
-    if (problem) add("metadata.generateName", "FieldValueInvalid", `${problem} once a random suffix is added`);
+    if (problem)
+      add("metadata.generateName", "FieldValueInvalid", `${problem} once a random suffix is added`);
   } else if (creating) {
-    add("metadata.name", "FieldValueRequired", 'is required; set a DNS-1123 name such as "my-proxy", or metadata.generateName for a generated one');
+    add(
+      "metadata.name",
+      "FieldValueRequired",
+      'is required; set a DNS-1123 name such as "my-proxy", or metadata.generateName for a generated one',
+    );
   }
   for (const [key, value] of Object.entries(metadata.labels ?? {})) {
     const problem = keyProblem(key) ?? labelValueProblem(value);
@@ -89,7 +98,11 @@ export function metadataCauses(metadata: ClientMeta, creating: boolean): StatusC
   (metadata.ownerReferences ?? []).forEach((reference, index) => {
     for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
       if (reference[field] === "") {
-        add(`metadata.ownerReferences[${index}].${field}`, "FieldValueRequired", "is required in an owner reference");
+        add(
+          `metadata.ownerReferences[${index}].${field}`,
+          "FieldValueRequired",
+          "is required in an owner reference",
+        );
       }
     }
   });
@@ -102,14 +115,16 @@ const SUFFIX_LENGTH = 5;
 /** Kubernetes' generateName: the prefix (cut to leave room) plus five random characters. */
 export function generateName(prefix: string): string {
   let suffix = "";
-  for (let i = 0; i < SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
+  for (let i = 0; i < SUFFIX_LENGTH; i++)
+    suffix += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
   return prefix.slice(0, MAX_NAME_LENGTH - SUFFIX_LENGTH) + suffix;
 }
 
 function optionalString(metadata: Record<string, unknown>, field: string): string | undefined {
   const value = metadata[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw badRequest(`metadata.${field} must be a string, got ${describe(value)}`);
+  if (typeof value !== "string")
+    throw badRequest(`metadata.${field} must be a string, got ${describe(value)}`);
   return value;
 }
 
@@ -125,18 +140,21 @@ function stringMap(metadata: Record<string, unknown>, field: string): Record<str
 function ownerReferences(metadata: Record<string, unknown>): OwnerReference[] | undefined {
   const value = metadata.ownerReferences;
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw badRequest("metadata.ownerReferences must be an array of owner references");
+  if (!Array.isArray(value))
+    throw badRequest("metadata.ownerReferences must be an array of owner references");
   return value.map((entry: unknown, index) => {
     const field = `metadata.ownerReferences[${index}]`;
     if (!isRecord(entry)) throw badRequest(`${field} must be an object with apiVersion, kind, name and uid`);
     const text = (key: string) => {
       const part = entry[key] ?? "";
-      if (typeof part !== "string") throw badRequest(`${field}.${key} must be a string, got ${describe(part)}`);
+      if (typeof part !== "string")
+        throw badRequest(`${field}.${key} must be a string, got ${describe(part)}`);
       return part;
     };
     const flag = (key: string) => {
       const part = entry[key];
-      if (part !== undefined && typeof part !== "boolean") throw badRequest(`${field}.${key} must be a boolean`);
+      if (part !== undefined && typeof part !== "boolean")
+        throw badRequest(`${field}.${key} must be a boolean`);
       return part as boolean | undefined;
     };
     return withoutUndefined({
@@ -152,7 +170,8 @@ function ownerReferences(metadata: Record<string, unknown>): OwnerReference[] | 
 
 function describe(value: unknown): string {
   if (value === undefined) return "nothing";
-  if (typeof value === "string") return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}...` : value);
   if (Array.isArray(value)) return "an array";
   return value === null ? "null" : `a ${typeof value}`;
 }

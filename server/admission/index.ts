@@ -3,12 +3,13 @@ import {
   applyDefaults,
   findUnknownFields,
   isPlaceholder,
-  type KindName,
   KINDS,
+  type KindName,
   moveWriteOnlyPasswords,
   secretPaths,
   stripUnknownFields,
   validateSpec,
+  validateUpdate,
 } from "../../sdk/schema";
 import { badRequest, invalid, type StatusCause } from "../errors";
 import { replaceAt, valueAt } from "../records";
@@ -25,7 +26,9 @@ const FIELD_VALIDATIONS: readonly FieldValidation[] = ["Strict", "Warn", "Ignore
 export function parseFieldValidation(value: string | undefined): FieldValidation {
   if (value === undefined || value === "") return "Warn";
   if ((FIELD_VALIDATIONS as readonly string[]).includes(value)) return value as FieldValidation;
-  throw badRequest(`fieldValidation: "${value}" is not supported; use one of ${FIELD_VALIDATIONS.join(", ")}`);
+  throw badRequest(
+    `fieldValidation: "${value}" is not supported; use one of ${FIELD_VALIDATIONS.join(", ")}`,
+  );
 }
 
 export interface Admitted {
@@ -55,14 +58,19 @@ export function admit(
     causes.push(...envelope.unknownFields.map(unknownFieldCause));
   } else {
     const unknownFields = [...envelope.unknownFields, ...findUnknownFields(kind, spec)];
-    if (fieldValidation === "Warn") warnings.push(...unknownFields.map((field) => `unknown field "${field}"`));
+    if (fieldValidation === "Warn")
+      warnings.push(...unknownFields.map((field) => `unknown field "${field}"`));
     spec = stripUnknownFields(kind, spec);
   }
   if (existing) spec = restoreRedactedSecrets(kind, spec, existing.spec);
   spec = applyDefaults(kind, spec);
 
   const unknownFields = fieldValidation === "Strict" ? "error" : "ignore";
-  for (const violation of validateSpec(kind, spec, { unknownFields })) {
+  const violations = [
+    ...validateSpec(kind, spec, { unknownFields }),
+    ...(existing ? validateUpdate(kind, existing.spec, spec) : []),
+  ];
+  for (const violation of violations) {
     if (violation.severity === "warning") warnings.push(violation.message);
     else causes.push({ reason: violation.reason, message: violation.message, field: violation.path });
   }
@@ -74,18 +82,28 @@ export function admit(
       {
         reason: "FieldValueForbidden",
         field: "spec",
-        message: "spec: a ServiceRevision is immutable; change the Service's template to mint a new revision instead",
+        message:
+          "spec: a ServiceRevision is immutable; change the Service's template to mint a new revision instead",
       },
     ]);
   }
   return {
-    object: { apiVersion: KINDS[kind].apiVersion, kind, metadata: { ...envelope.metadata, name }, spec: stored },
+    object: {
+      apiVersion: KINDS[kind].apiVersion,
+      kind,
+      metadata: { ...envelope.metadata, name },
+      spec: stored,
+    },
     warnings,
   };
 }
 
 function unknownFieldCause(field: string): StatusCause {
-  return { reason: "FieldValueInvalid", field, message: `${field}: unknown field; remove it (fieldValidation=Strict)` };
+  return {
+    reason: "FieldValueInvalid",
+    field,
+    message: `${field}: unknown field; remove it (fieldValidation=Strict)`,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Which digest-pinned bundle a Service's source stands for. A tag is resolved once per write of the
-// Service: syncs caused by anything else (revision events, retries of other work, the controller's own
-// status writes) reuse the answer, so a tag that moves is picked up when the Service is written again.
+// Service: syncs caused by anything else (revision events, the controller's own status writes, a restart
+// once the status is current) reuse the answer, so a moved tag is picked up when the Service is written.
 import type { BundleRef, ServiceSource } from "../../sdk/schema";
 import type { StoredObject } from "../storage";
 import { type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";

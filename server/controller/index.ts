@@ -4,20 +4,14 @@ import type { ObjectStore } from "../storage/types";
 import { serviceKeyOf } from "./events";
 import { type ControllerLogger, silentLogger } from "./logger";
 import { type BackoffOptions, WorkQueue } from "./queue";
+import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 
 export type { Condition, ConditionStatus } from "./conditions";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
 export { SERVICE_LABEL } from "./revision";
-export {
-  ACCEPTED,
-  DEFAULT_GATEWAY,
-  EGRESS_READY,
-  LIVE_REVISION_READY,
-  type RejectionReason,
-  type ServiceStatus,
-} from "./status";
+export type { ServiceStatus } from "./status";
 
 export interface ControllerOptions {
   store: ObjectStore;
@@ -42,13 +36,14 @@ export function startController(options: ControllerOptions): Controller {
   const stopping = new AbortController();
   const sync = new ServiceSync({
     store,
-    gateways: options.gateways ?? ["default"],
+    gateways: options.gateways ?? [DEFAULT_GATEWAY],
     log,
     resolve: { signal: stopping.signal },
   });
 
   const unsubscribe = store.subscribe((event) => {
-    // The sync's own writes need no sync: it has just converged what they touch.
+    // The sync's own writes need no sync (it has just converged what they touch), and a status write that
+    // reports a registry failure must not bring the next attempt forward past its backoff.
     if (sync.writing) return;
     const key = serviceKeyOf(event);
     if (key !== undefined) queue.add(key);

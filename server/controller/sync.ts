@@ -2,8 +2,7 @@
 // what is missing, delete what the history limit no longer keeps, write status only when it differs.
 import { isDeepStrictEqual } from "node:util";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
-import type { ObjectStore, StoredObject } from "../storage";
-import { timestamp } from "../storage/store";
+import { type ObjectStore, type StoredObject, timestamp } from "../storage";
 import { type BundleOutcome, BundleSources } from "./bundle";
 import type { ConditionState } from "./conditions";
 import { revisionsToPrune } from "./history";
@@ -85,7 +84,8 @@ export class ServiceSync {
     const minting = outcome.ok
       ? this.mint(service, spec.template, outcome.bundle)
       : ({ ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable } as const);
-    const latest = minting.ok ? minting.latest : this.previousLatest(service);
+    // While the current generation cannot be minted, the last minted revision stays the latest.
+    const latest = minting.ok ? minting.latest : this.statusRevision(service)?.metadata.name;
     const pinned = spec.liveRevision || undefined;
     this.pruneHistory(service, spec.revisionHistoryLimit, [latest, pinned]);
 
@@ -141,12 +141,7 @@ export class ServiceSync {
     };
   }
 
-  /** While the current generation cannot be minted, the last minted revision stays the latest. */
-  private previousLatest(service: StoredObject): string | undefined {
-    const revision = this.statusRevision(service);
-    return revision?.metadata.name;
-  }
-
+  /** The revision the stored status calls latest, if it still exists and belongs to this Service. */
   private statusRevision(service: StoredObject): StoredObject | undefined {
     const latest = service.status?.latestRevision;
     const revision = typeof latest === "string" ? this.store.get("ServiceRevision", latest) : undefined;

@@ -1,15 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, badRequest } from "../errors";
+import { PATCH_TYPES } from "../resources/patch";
 import { shared } from "./shared";
 
 export const JSON_TYPE = "application/json";
-export const MERGE_PATCH_TYPE = "application/merge-patch+json";
-export const JSON_PATCH_TYPE = "application/json-patch+json";
-export type PatchType = typeof MERGE_PATCH_TYPE | typeof JSON_PATCH_TYPE;
-export const PATCH_TYPES: readonly PatchType[] = [MERGE_PATCH_TYPE, JSON_PATCH_TYPE];
 
 /** Far deeper than any object of this API; bounds the recursion of everything that walks a body. */
-export const MAX_BODY_DEPTH = 100;
+const MAX_BODY_DEPTH = 100;
 
 /**
  * The body parsers: JSON for objects and for both patch formats, nothing else (fastify's text/plain

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, failureStatus, reasonForCode, type Status } from "../errors";
-import { pathOf } from "./request-log";
+import { errorFields, pathOf } from "./request-log";
 import { shared } from "./shared";
 
 /**
@@ -16,7 +16,7 @@ export const errorHandling = shared(async (fastify) => {
 
   fastify.setErrorHandler((error, request, reply) => {
     const status = toStatus(error);
-    if (status.code >= 500) request.log.error({ err: error }, "request failed unexpectedly");
+    if (status.code >= 500) request.log.error({ error: errorFields(error) }, "request failed unexpectedly");
     return reply.code(status.code).send(status);
   });
 

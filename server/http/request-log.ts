@@ -9,7 +9,11 @@ export class RequestLogController extends LogController {
 
   override routeNotFound(): void {}
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
     const line = {
       method: request.method,
       path: pathOf(request.url),
@@ -24,4 +28,13 @@ export class RequestLogController extends LogController {
 export function pathOf(url: string): string {
   const query = url.indexOf("?");
   return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * An error as a log field: name, message and stack only. pino's own serializer would copy every
+ * enumerable property, and libraries attach the input they choked on (a patch library, the document).
+ */
+export function errorFields(error: unknown): { name: string; message: string; stack?: string } {
+  if (!(error instanceof Error)) return { name: typeof error, message: String(error) };
+  return { name: error.name, message: error.message, ...(error.stack && { stack: error.stack }) };
 }

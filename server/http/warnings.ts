@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 
 /** RFC 7234 warn-code 299 ("miscellaneous persistent warning"), as the Kubernetes API server sends. */
-export function formatWarning(text: string): string {
+function formatWarning(text: string): string {
   const printable = text.replace(/[^\x20-\x7e]/g, "?");
   return `299 - "${printable.replace(/["\\]/g, (char) => `\\${char}`)}"`;
 }

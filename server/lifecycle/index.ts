@@ -13,5 +13,9 @@ export interface LifecycleOptions {
 /** The server-side object lifecycle that Kubernetes runs beside the API: garbage collection, finalizers. */
 export function startLifecycle({ store, proxyDeletionGraceMs }: LifecycleOptions): { stop(): void } {
   const stops = [startGarbageCollector(store), startFinalizer(store, proxyDeletionGraceMs)];
-  return { stop: () => stops.forEach((stop) => stop()) };
+  return {
+    stop: () => {
+      for (const stop of stops) stop();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { notFound, type Status, successStatus } from "../errors";
 import { FINALIZED_KINDS } from "../lifecycle";
 import { type ObjectStore, type StoredObject, timestamp } from "../storage";
@@ -26,5 +26,9 @@ export function deleteObject(store: ObjectStore, kind: KindName, name: string): 
   }
   const deleted = store.delete(kind, name) ?? existing;
   const { group, plural } = KINDS[kind];
-  return { code: 200, object: deleted, status: successStatus({ name, group, kind: plural, uid: deleted.metadata.uid }) };
+  return {
+    code: 200,
+    object: deleted,
+    status: successStatus({ name, group, kind: plural, uid: deleted.metadata.uid }),
+  };
 }

@@ -1,11 +1,10 @@
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
-import type { PatchType } from "../http/content-types";
 import type { ObjectStore, StoredObject } from "../storage";
 import { type DeleteOutcome, deleteObject } from "./deletion";
 import { paginate } from "./paging";
-import { applyPatchDocument } from "./patch";
+import { applyPatchDocument, type PatchType } from "./patch";
 import { redactObject } from "./redaction";
 import { type LabelSelector, matchesSelector } from "./selector";
 
@@ -61,7 +60,8 @@ export class ResourceOperations {
         {
           reason: "FieldValueRequired",
           field: "metadata.resourceVersion",
-          message: "metadata.resourceVersion: must be specified for an update; send the version you read (GET) with your changes",
+          message:
+            "metadata.resourceVersion: must be specified for an update; send the version you read (GET) with your changes",
         },
       ]);
     }
@@ -103,7 +103,10 @@ export class ResourceOperations {
     return this.store.list(this.kind).filter((object) => matchesSelector(selector, object.metadata.labels));
   }
 
-  private listOf(items: StoredObject[], metadata: Omit<ObjectList["metadata"], "resourceVersion">): ObjectList {
+  private listOf(
+    items: StoredObject[],
+    metadata: Omit<ObjectList["metadata"], "resourceVersion">,
+  ): ObjectList {
     const { apiVersion, listKind } = KINDS[this.kind];
     return {
       apiVersion,

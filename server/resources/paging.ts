@@ -24,7 +24,11 @@ export function parseLimit(text: string | undefined): number | undefined {
 }
 
 /** Names after the token's position, so objects created or deleted meanwhile neither repeat nor shift pages. */
-export function paginate(items: readonly StoredObject[], limit: number | undefined, token: string | undefined): Page {
+export function paginate(
+  items: readonly StoredObject[],
+  limit: number | undefined,
+  token: string | undefined,
+): Page {
   const start = token === undefined || token === "" ? undefined : decodeToken(token).start;
   const remaining = start === undefined ? [...items] : items.filter((item) => item.metadata.name > start);
   if (limit === undefined || remaining.length <= limit) return { items: remaining };
@@ -44,10 +48,14 @@ function encodeToken(token: ContinueToken): string {
 /** A token this server did not issue is a client error (400), as in Kubernetes. */
 function decodeToken(text: string): ContinueToken {
   try {
-    const token = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Partial<ContinueToken> | null;
+    const token = JSON.parse(
+      Buffer.from(text, "base64url").toString("utf8"),
+    ) as Partial<ContinueToken> | null;
     if (token?.v === 1 && typeof token.start === "string") return { v: 1, start: token.start };
   } catch {
     // Falls through to the one error below.
   }
-  throw badRequest("continue: the token is not valid; pass the metadata.continue of the previous page unchanged");
+  throw badRequest(
+    "continue: the token is not valid; pass the metadata.continue of the previous page unchanged",
+  );
 }

@@ -1,8 +1,13 @@
 import { applyPatch, JsonPatchError, type Operation } from "fast-json-patch";
 import mergePatch from "json-merge-patch";
 import { ApiError, badRequest } from "../errors";
-import { MERGE_PATCH_TYPE, type PatchType } from "../http/content-types";
 import { isRecord } from "../records";
+
+export const MERGE_PATCH_TYPE = "application/merge-patch+json";
+export const JSON_PATCH_TYPE = "application/json-patch+json";
+/** The patch formats, named by their media types. */
+export type PatchType = typeof MERGE_PATCH_TYPE | typeof JSON_PATCH_TYPE;
+export const PATCH_TYPES: readonly PatchType[] = [MERGE_PATCH_TYPE, JSON_PATCH_TYPE];
 
 /**
  * Applies a patch document to the object as the client sees it (secrets redacted), so a JSON patch
@@ -19,12 +24,15 @@ export function applyPatchDocument(type: PatchType, target: object, patch: unkno
   try {
     return applyPatch(structuredClone(target), patch as unknown as Operation[], true, false).newDocument;
   } catch (error) {
-    if (!(error instanceof JsonPatchError)) throw error;
-    const operation = patch[error.index ?? 0] ?? {};
-    const reason = error.message.split("\n")[0];
-    throw new ApiError(
-      "Invalid",
-      `the JSON patch could not be applied: operation ${error.index ?? 0} (${String(operation.op)} ${String(operation.path)}): ${reason}`,
-    );
+    // Whatever the library throws comes from the patch (the target is a well-formed object), so it is
+    // the client's to fix; fast-json-patch names the failing operation in its own errors.
+    const index = error instanceof JsonPatchError ? (error.index ?? 0) : undefined;
+    const where = index === undefined ? "" : ` at operation ${index} (${describe(patch[index])})`;
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ApiError("Invalid", `the JSON patch could not be applied${where}: ${reason}`);
   }
+}
+
+function describe(operation: Record<string, unknown> | undefined): string {
+  return `${String(operation?.op)} ${String(operation?.path)}`;
 }

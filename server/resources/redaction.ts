@@ -1,4 +1,4 @@
-import { KIND_NAMES, type KindName, KINDS, redactSecrets } from "../../sdk/schema";
+import { KIND_NAMES, KINDS, type KindName, redactSecrets } from "../../sdk/schema";
 import { isRecord } from "../records";
 import type { StoredObject } from "../storage";
 

@@ -21,21 +21,26 @@ export function parseLabelSelector(text: string | undefined): LabelSelector {
   return splitTopLevel(text).map((part) => parseRequirement(part.trim()));
 }
 
-export function matchesSelector(selector: LabelSelector, labels: Readonly<Record<string, string>> = {}): boolean {
-  return selector.every((requirement) => {
-    const present = Object.hasOwn(labels, requirement.key);
-    switch (requirement.operator) {
-      case "exists":
-        return present;
-      case "doesnotexist":
-        return !present;
-      case "in":
-        return present && requirement.values.includes(labels[requirement.key] as string);
-      case "notin":
-        // As in Kubernetes, an object without the label matches `!=` and `notin`.
-        return !present || !requirement.values.includes(labels[requirement.key] as string);
-    }
-  });
+export function matchesSelector(
+  selector: LabelSelector,
+  labels: Readonly<Record<string, string>> = {},
+): boolean {
+  return selector.every((requirement) => matchesRequirement(requirement, labels));
+}
+
+function matchesRequirement(requirement: Requirement, labels: Readonly<Record<string, string>>): boolean {
+  const present = Object.hasOwn(labels, requirement.key);
+  switch (requirement.operator) {
+    case "exists":
+      return present;
+    case "doesnotexist":
+      return !present;
+    case "in":
+      return present && requirement.values.includes(labels[requirement.key] as string);
+    case "notin":
+      // As in Kubernetes, an object without the label matches `!=` and `notin`.
+      return !present || !requirement.values.includes(labels[requirement.key] as string);
+  }
 }
 
 /** Commas separate requirements except inside the parentheses of a set. */
@@ -62,7 +67,11 @@ function parseRequirement(part: string): Requirement {
     const [, key = "", operator, list = ""] = set;
     const values = list.split(",").map((value) => value.trim());
     if (list.trim() === "") fail(part, `the set of values for "${operator}" must not be empty`);
-    return { key: checkedKey(part, key), operator: operator as "in" | "notin", values: values.map((v) => checkedValue(part, v)) };
+    return {
+      key: checkedKey(part, key),
+      operator: operator as "in" | "notin",
+      values: values.map((v) => checkedValue(part, v)),
+    };
   }
   const notExists = NOT_EXISTS.exec(part);
   if (notExists) return { key: checkedKey(part, notExists[1] ?? ""), operator: "doesnotexist" };

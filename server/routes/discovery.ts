@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { KIND_NAMES, type KindInfo, KINDS } from "../../sdk/schema";
+import { KIND_NAMES, KINDS, type KindInfo } from "../../sdk/schema";
 
 const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update"];
 
@@ -9,7 +9,8 @@ const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "
  */
 export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   const groups = new Map<string, KindInfo[]>();
-  for (const kind of KIND_NAMES) groups.set(KINDS[kind].group, [...(groups.get(KINDS[kind].group) ?? []), KINDS[kind]]);
+  for (const kind of KIND_NAMES)
+    groups.set(KINDS[kind].group, [...(groups.get(KINDS[kind].group) ?? []), KINDS[kind]]);
   const groupOf = (name: string, kinds: KindInfo[]) => {
     const versions = [...new Set(kinds.map((info) => info.version))].map((version) => ({
       groupVersion: `${name}/${version}`,
@@ -25,7 +26,11 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   }));
 
   for (const [name, kinds] of groups) {
-    fastify.get(`/apis/${name}`, async () => ({ kind: "APIGroup", apiVersion: "v1", ...groupOf(name, kinds) }));
+    fastify.get(`/apis/${name}`, async () => ({
+      kind: "APIGroup",
+      apiVersion: "v1",
+      ...groupOf(name, kinds),
+    }));
     for (const version of new Set(kinds.map((info) => info.version))) {
       fastify.get(`/apis/${name}/${version}`, async () => ({
         kind: "APIResourceList",

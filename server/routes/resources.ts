@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { parseFieldValidation } from "../admission";
-import { acceptMediaTypes, JSON_TYPE, mediaTypeOf, PATCH_TYPES, type PatchType } from "../http/content-types";
+import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
 import { addWarnings } from "../http/warnings";
 import { ResourceOperations } from "../resources/operations";
 import { parseLimit } from "../resources/paging";
+import { PATCH_TYPES, type PatchType } from "../resources/patch";
 import { parseLabelSelector } from "../resources/selector";
 import type { ObjectStore } from "../storage";
 import { type Query, single } from "./query";
@@ -54,7 +55,11 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   fastify.get<ItemRequest>(item, async (request) => operations.get(request.params.name));
 
   fastify.put<ItemRequest>(item, jsonBody, async (request, reply) => {
-    const { object, warnings } = operations.replace(request.params.name, request.body, fieldValidation(request.query));
+    const { object, warnings } = operations.replace(
+      request.params.name,
+      request.body,
+      fieldValidation(request.query),
+    );
     addWarnings(reply, warnings);
     return object;
   });

@@ -42,7 +42,8 @@ export class SqliteJournal implements Journal {
       this.db.exec(SCHEMA);
     } catch (error) {
       this.db.close();
-      if (isBusy(error)) throw new Error(`${file} is in use by another server; give each server its own --data`);
+      if (isBusy(error))
+        throw new Error(`${file} is in use by another server; give each server its own --data`);
       throw error;
     }
     this.upsert = this.db.prepare(
@@ -53,7 +54,10 @@ export class SqliteJournal implements Journal {
   }
 
   load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number } {
-    const rows = this.db.prepare("SELECT kind, body FROM objects").all() as { kind: KindName; body: string }[];
+    const rows = this.db.prepare("SELECT kind, body FROM objects").all() as {
+      kind: KindName;
+      body: string;
+    }[];
     const version = this.db.prepare("SELECT resource_version FROM store_version WHERE id = 1").get() as {
       resource_version: number;
     };

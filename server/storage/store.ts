@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { alreadyExists, badRequest, conflict, notFound } from "../errors";
 import { withoutUndefined } from "../records";
 import type { ObjectMeta, ObjectStore, StoredObject, WatchEvent, WatchListener } from "./types";
@@ -82,7 +82,8 @@ export class Store implements ObjectStore {
 
   update(kind: KindName, obj: StoredObject): StoredObject {
     const existing = this.require(kind, obj.metadata.name);
-    if (obj.metadata.resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, existing.metadata.name);
+    if (obj.metadata.resourceVersion !== existing.metadata.resourceVersion)
+      throw conflict(kind, existing.metadata.name);
     const version = this.lastVersion + 1;
     const specChanged = !isDeepStrictEqual(existing.spec, obj.spec);
     const { uid, creationTimestamp, generation = 1, deletionTimestamp } = existing.metadata;
@@ -157,7 +158,12 @@ export class Store implements ObjectStore {
   }
 
   /** Journal first: if the durable write fails, memory and listeners never see the change. */
-  private commit(type: WatchEvent["type"], kind: KindName, object: StoredObject, version: number): StoredObject {
+  private commit(
+    type: WatchEvent["type"],
+    kind: KindName,
+    object: StoredObject,
+    version: number,
+  ): StoredObject {
     this.journal?.put(kind, object, version);
     this.lastVersion = version;
     this.bucket(kind).set(object.metadata.name, object);
@@ -178,7 +184,8 @@ export class Store implements ObjectStore {
 
 /** Only the fields of ObjectMeta, always in the same order (as Kubernetes serializes them). */
 function orderedMetadata(fields: ObjectMeta): ObjectMeta {
-  const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = fields;
+  const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
+    fields;
   const { labels, annotations, ownerReferences } = fields;
   return withoutUndefined({
     name,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KindName, KINDS } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { KINDS_UNDER_TEST, SPEC_CHANGES, VALID_SPECS } from "./fixtures";
 
@@ -16,7 +16,9 @@ describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) =
   });
 
   const create = async (name: string, labels: Record<string, string> = {}) => {
-    const reply = await server.call("POST", pathOf(kind), { body: manifest(kind, name, VALID_SPECS[kind], { labels }) });
+    const reply = await server.call("POST", pathOf(kind), {
+      body: manifest(kind, name, VALID_SPECS[kind], { labels }),
+    });
     expect(reply.status).toBe(201);
     return reply.body;
   };
@@ -29,7 +31,11 @@ describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) =
 
   it("creates with 201 and answers the stored object with server-set metadata and defaults", async () => {
     const created = await create("created");
-    expect(created).toMatchObject({ apiVersion: KINDS[kind].apiVersion, kind, metadata: { name: "created", generation: 1 } });
+    expect(created).toMatchObject({
+      apiVersion: KINDS[kind].apiVersion,
+      kind,
+      metadata: { name: "created", generation: 1 },
+    });
     expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(created.metadata.resourceVersion)).toBeGreaterThan(0);
     expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -73,7 +79,9 @@ describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) =
       labels: { replaced: "yes" },
       generation: kind === "ServiceRevision" ? current.metadata.generation : current.metadata.generation + 1,
     });
-    expect(Number(reply.body.metadata.resourceVersion)).toBeGreaterThan(Number(current.metadata.resourceVersion));
+    expect(Number(reply.body.metadata.resourceVersion)).toBeGreaterThan(
+      Number(current.metadata.resourceVersion),
+    );
   });
 
   it("updates with a merge patch (200)", async () => {

@@ -68,7 +68,13 @@ describe("deletion", () => {
         labels: { test: "cascade" },
         ...(owner && {
           ownerReferences: [
-            { apiVersion: KINDS.Service.apiVersion, kind: "Service", name: owner.name, uid: owner.uid, controller: true },
+            {
+              apiVersion: KINDS.Service.apiVersion,
+              kind: "Service",
+              name: owner.name,
+              uid: owner.uid,
+              controller: true,
+            },
           ],
         }),
       });
@@ -78,10 +84,16 @@ describe("deletion", () => {
       );
 
     it("to the ServiceRevisions it owns, and only those", async () => {
-      const web = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) }))
-        .body;
-      const api = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "api", VALID_SPECS.Service) }))
-        .body;
+      const web = (
+        await server.call("POST", pathOf("Service"), {
+          body: manifest("Service", "web", VALID_SPECS.Service),
+        })
+      ).body;
+      const api = (
+        await server.call("POST", pathOf("Service"), {
+          body: manifest("Service", "api", VALID_SPECS.Service),
+        })
+      ).body;
       for (const body of [
         revision("web-r1", web.metadata),
         revision("web-r2", web.metadata),
@@ -97,19 +109,29 @@ describe("deletion", () => {
     });
 
     it("from delete-collection too", async () => {
-      const web = (await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) }))
-        .body;
+      const web = (
+        await server.call("POST", pathOf("Service"), {
+          body: manifest("Service", "web", VALID_SPECS.Service),
+        })
+      ).body;
       await server.call("POST", pathOf("ServiceRevision"), { body: revision("web-r1", web.metadata) });
       expect((await server.call("DELETE", pathOf("Service"))).status).toBe(200);
       expect(await revisionNames()).toEqual([]);
     });
 
-    it("matching owners by uid, so a new Service of the same name does not adopt old revisions", async () => {
+    it("matching owners by uid, not by name", async () => {
       await server.call("POST", pathOf("Service"), { body: manifest("Service", "web", VALID_SPECS.Service) });
+      const api = (
+        await server.call("POST", pathOf("Service"), {
+          body: manifest("Service", "api", VALID_SPECS.Service),
+        })
+      ).body;
       await server.call("POST", pathOf("ServiceRevision"), {
-        body: revision("stale-r1", { name: "web", uid: "00000000-0000-4000-8000-000000000000" }),
+        body: revision("misnamed-r1", { name: "web", uid: api.metadata.uid }),
       });
       await server.call("DELETE", pathOf("Service", "web"));
+      expect(await revisionNames()).toEqual(["misnamed-r1"]);
+      await server.call("DELETE", pathOf("Service", "api"));
       expect(await revisionNames()).toEqual([]);
     });
   });

@@ -37,7 +37,9 @@ describe("errors are Kubernetes Status objects", () => {
   });
 
   it("answers metadata of the wrong type with 400 BadRequest naming the field", async () => {
-    const reply = await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "p", {}, { labels: ["a"] }) });
+    const reply = await server.call("POST", pathOf("Proxy"), {
+      body: manifest("Proxy", "p", {}, { labels: ["a"] }),
+    });
     expectStatus(reply, 400, "BadRequest");
     expect(reply.body.message).toContain("metadata.labels");
   });
@@ -68,7 +70,9 @@ describe("errors are Kubernetes Status objects", () => {
     const onCollection = await server.call("PUT", pathOf("Proxy"), { body: manifest("Proxy", "p", {}) });
     expectStatus(onCollection, 405, "MethodNotAllowed");
     expect(onCollection.headers.allow).toBe("GET, POST, DELETE");
-    const onItem = await server.call("POST", pathOf("Proxy", "existing"), { body: manifest("Proxy", "p", {}) });
+    const onItem = await server.call("POST", pathOf("Proxy", "existing"), {
+      body: manifest("Proxy", "p", {}),
+    });
     expectStatus(onItem, 405, "MethodNotAllowed");
     expect(onItem.headers.allow).toBe("GET, PUT, PATCH, DELETE");
     expectStatus(await server.call("DELETE", "/healthz"), 405, "MethodNotAllowed");
@@ -113,7 +117,10 @@ describe("errors are Kubernetes Status objects", () => {
       "UnsupportedMediaType",
     );
     expectStatus(
-      await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "p", {}), contentType: "text/plain" }),
+      await server.call("POST", pathOf("Proxy"), {
+        body: manifest("Proxy", "p", {}),
+        contentType: "text/plain",
+      }),
       415,
       "UnsupportedMediaType",
     );
@@ -129,9 +136,7 @@ describe("errors are Kubernetes Status objects", () => {
       expect.arrayContaining(["spec.shutdown.minimumDrainTime", "spec.telemetry.tracing.enabled"]),
     );
     for (const cause of reply.body.details.causes) {
-      expect(cause.reason).toMatch(
-        /^FieldValue(Required|Invalid|Forbidden|NotSupported|Duplicate)$/,
-      );
+      expect(cause.reason).toMatch(/^FieldValue(Required|Invalid|Forbidden|NotSupported|Duplicate)$/);
       expect(cause.message).toContain(cause.field);
     }
   });
@@ -146,7 +151,9 @@ describe("errors are Kubernetes Status objects", () => {
   });
 
   it("answers a PUT without resourceVersion with 422 Invalid on metadata.resourceVersion", async () => {
-    const reply = await server.call("PUT", pathOf("Proxy", "existing"), { body: manifest("Proxy", "existing", {}) });
+    const reply = await server.call("PUT", pathOf("Proxy", "existing"), {
+      body: manifest("Proxy", "existing", {}),
+    });
     expectStatus(reply, 422, "Invalid");
     expect(reply.body.details.causes).toEqual([
       expect.objectContaining({ field: "metadata.resourceVersion", reason: "FieldValueRequired" }),
@@ -165,7 +172,10 @@ describe("errors are Kubernetes Status objects", () => {
     const body = manifest("Proxy", "ghost", {}, { resourceVersion: "1" });
     expectStatus(await server.call("PUT", pathOf("Proxy", "ghost"), { body }), 404, "NotFound");
     expectStatus(
-      await server.call("PATCH", pathOf("Proxy", "ghost"), { body: {}, contentType: "application/merge-patch+json" }),
+      await server.call("PATCH", pathOf("Proxy", "ghost"), {
+        body: {},
+        contentType: "application/merge-patch+json",
+      }),
       404,
       "NotFound",
     );
@@ -173,11 +183,19 @@ describe("errors are Kubernetes Status objects", () => {
   });
 
   it("answers bad query parameters with 400 BadRequest", async () => {
-    for (const query of ["labelSelector=a%20in%20()", "labelSelector=-bad-", "limit=-1", "limit=ten", "continue=nope"]) {
+    for (const query of [
+      "labelSelector=a%20in%20()",
+      "labelSelector=-bad-",
+      "limit=-1",
+      "limit=ten",
+      "continue=nope",
+    ]) {
       expectStatus(await server.call("GET", `${pathOf("Proxy")}?${query}`), 400, "BadRequest");
     }
     expectStatus(
-      await server.call("POST", `${pathOf("Proxy")}?fieldValidation=Loose`, { body: manifest("Proxy", "q", {}) }),
+      await server.call("POST", `${pathOf("Proxy")}?fieldValidation=Loose`, {
+        body: manifest("Proxy", "q", {}),
+      }),
       400,
       "BadRequest",
     );

@@ -9,9 +9,14 @@ describe("PATCH", () => {
   let server: TestServer;
   beforeEach(async () => {
     server = await startTestServer();
-    const body = manifest("Proxy", "patched", { shutdown: { drainTimeout: "10s", minimumDrainTime: "20s" } }, {
-      labels: { team: "edge", tier: "front" },
-    });
+    const body = manifest(
+      "Proxy",
+      "patched",
+      { shutdown: { drainTimeout: "10s", minimumDrainTime: "20s" } },
+      {
+        labels: { team: "edge", tier: "front" },
+      },
+    );
     expect((await server.call("POST", pathOf("Proxy"), { body })).status).toBe(201);
   });
   afterEach(async () => {
@@ -49,7 +54,11 @@ describe("PATCH", () => {
     });
 
     it("honours a resourceVersion in the patch (409 when stale)", async () => {
-      const reply = await merge({ metadata: { resourceVersion: "1", labels: { a: "b" } } });
+      const read = (await server.call("GET", PROXY)).body;
+      expect((await merge({ metadata: { labels: { a: "b" } } })).status).toBe(200);
+      const reply = await merge({
+        metadata: { resourceVersion: read.metadata.resourceVersion, labels: { a: "c" } },
+      });
       expect(reply.status).toBe(409);
       expect(reply.body.reason).toBe("Conflict");
     });
@@ -119,14 +128,18 @@ describe("PATCH", () => {
     });
 
     it("goes through the same admission as PUT", async () => {
-      const reply = await jsonPatch([{ op: "replace", path: "/spec/shutdown/minimumDrainTime", value: "1s" }]);
+      const reply = await jsonPatch([
+        { op: "replace", path: "/spec/shutdown/minimumDrainTime", value: "1s" },
+      ]);
       expect(reply.status).toBe(422);
       expect(reply.body.details.causes[0].field).toBe("spec.shutdown.minimumDrainTime");
     });
   });
 
   it("needs a patch media type (415 otherwise, including none)", async () => {
-    expect((await server.call("PATCH", PROXY, { body: {}, contentType: "application/json" })).status).toBe(415);
+    expect((await server.call("PATCH", PROXY, { body: {}, contentType: "application/json" })).status).toBe(
+      415,
+    );
     expect((await server.call("PATCH", PROXY)).status).toBe(415);
   });
 });

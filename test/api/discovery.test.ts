@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KIND_NAMES, KINDS } from "../../sdk/schema";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+describe("discovery and health", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("lists both API groups with their version under /apis", async () => {
+    const reply = await server.call("GET", "/apis");
+    expect(reply.status).toBe(200);
+    expect(reply.body.kind).toBe("APIGroupList");
+    expect(reply.body.groups).toEqual([
+      {
+        name: "core.example.dev",
+        versions: [{ groupVersion: "core.example.dev/v1alpha2", version: "v1alpha2" }],
+        preferredVersion: { groupVersion: "core.example.dev/v1alpha2", version: "v1alpha2" },
+      },
+      {
+        name: "compute.example.dev",
+        versions: [{ groupVersion: "compute.example.dev/v1alpha1", version: "v1alpha1" }],
+        preferredVersion: { groupVersion: "compute.example.dev/v1alpha1", version: "v1alpha1" },
+      },
+    ]);
+  });
+
+  it("describes one group under /apis/<group>", async () => {
+    const reply = await server.call("GET", "/apis/compute.example.dev");
+    expect(reply.body).toMatchObject({ kind: "APIGroup", name: "compute.example.dev" });
+  });
+
+  it.each(KIND_NAMES)("lists %s with its plural, kind, scope and the seven verbs", async (kind) => {
+    const { group, version, plural } = KINDS[kind];
+    const reply = await server.call("GET", `/apis/${group}/${version}`);
+    expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
+    expect(reply.body.resources).toContainEqual({
+      name: plural,
+      singularName: kind.toLowerCase(),
+      namespaced: false,
+      kind,
+      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update"],
+    });
+  });
+
+  it("answers /healthz with ok", async () => {
+    const reply = await server.call("GET", "/healthz");
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe("ok");
+  });
+});
