@@ -1,20 +1,25 @@
 import { type Client, createClient } from "../sdk/client";
-import { resolveSettings, type Settings } from "./settings";
+import { type ConfigSource, resolveSettings, validationDeferredToPolicies } from "./settings";
 
-// One client (and so one connection pool) per provider process: configure() runs once per serialized
-// provider, before any CRUD call, and all kinds share the stack's settings.
-let settings: Settings | undefined;
-let client: Client | undefined;
+// One client (and so one connection pool) per provider process. configure() runs before any other call;
+// settings are resolved at the first API call, so a preview that never calls the API needs no address.
+let source: ConfigSource = { get: () => undefined };
+let current: { key: string; client: Client } | undefined;
 
-export function configure(config: { get(key: string): string | undefined }): void {
-  const next = resolveSettings(config);
-  if (client !== undefined && JSON.stringify(next) === JSON.stringify(settings)) return;
-  void client?.close();
-  settings = next;
-  client = createClient(next);
+export function configure(config: ConfigSource): void {
+  source = config;
 }
 
 export function clientFor(): Client {
-  if (client === undefined) configure({ get: () => undefined });
-  return client as Client;
+  const settings = resolveSettings(source);
+  const key = JSON.stringify(settings);
+  if (current?.key !== key) {
+    void current?.client.close();
+    current = { key, client: createClient(settings) };
+  }
+  return current.client;
+}
+
+export function checkDefersToPolicies(): boolean {
+  return validationDeferredToPolicies(source);
 }

@@ -11,8 +11,8 @@ export interface KindBehaviour {
   accessor(client: Client): ResourceClient<AnyObject, unknown>;
   /** Spec changes that the API cannot apply in place, as property paths for Pulumi's replace list. */
   replacedBy(olds: Spec, news: Spec): string[];
-  /** What a create or update waits for before it reports success; undefined means nothing. */
-  readiness?(generation: number): Condition<AnyObject | undefined>;
+  /** What a create or update waits for before it reports success, given the object the write returned. */
+  readiness?(written: AnyObject): Condition<AnyObject | undefined>;
   /** Outputs beyond metadata, spec and status. */
   extraOutputs(object: AnyObject): Record<string, unknown>;
 }

@@ -1,14 +1,21 @@
 import { randomBytes } from "node:crypto";
 
 /**
+ * Generated names stay within 63 characters, like Kubernetes' generateName: a Service's name is also the
+ * value of the `compute.example.dev/service` label on its revisions, and label values stop at 63.
+ */
+const MAX_GENERATED_LENGTH = 63;
+const SUFFIX_LENGTH = 6; // "-" and 5 hex
+
+/**
  * A DNS-1123 name from the Pulumi logical name plus a random suffix, so that replacements and copies of a
  * stack do not collide: "My_API" becomes "my-api-3f9c1".
  */
 export function autoName(logicalName: string): string {
   const base = logicalName
     .toLowerCase()
-    .replace(/[^a-z0-9.-]+/g, "-")
-    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "")
-    .slice(0, 240);
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, MAX_GENERATED_LENGTH - SUFFIX_LENGTH)
+    .replace(/^-+|-+$/g, "");
   return `${base || "object"}-${randomBytes(3).toString("hex").slice(0, 5)}`;
 }

@@ -5,7 +5,7 @@ import { applyDefaults, isUnknown, KINDS, type KindName, validateSpec } from "..
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
 import { WaitFailedError, waitFor } from "./await/wait";
-import { clientFor, configure } from "./clients";
+import { checkDefersToPolicies, clientFor, configure } from "./clients";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 import { autoName } from "./naming";
 import { apiObject, type ObjectInputs, type ObjectOutputs, outputsOf, refreshedOutputs } from "./state";
@@ -45,19 +45,29 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
   async check(olds: Partial<ObjectInputs>, news: ObjectInputs): Promise<pulumi.dynamic.CheckResult> {
     const inputs = { ...news, ...this.chooseName(olds, news) };
     if (isUnknown(news.spec)) return { inputs };
-    const failures = validateSpec(this.kind, news.spec)
-      .filter((violation) => violation.severity === "error")
-      // The path goes in the reason: a CheckFailure property must name a top-level input.
-      .map((violation) => ({ property: "", reason: `${violation.path}: ${violation.message}` }));
+    const failures = checkDefersToPolicies()
+      ? []
+      : validateSpec(this.kind, news.spec)
+          .filter((violation) => violation.severity === "error")
+          // A violation's message starts with its path. The failure names no property: the engine would
+          // print the value of a top-level input there, and a spec can hold secrets.
+          .map((violation) => ({ property: "", reason: violation.message }));
     return { inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) }, failures };
   }
 
   /** The object's name: the program's, else the one generated earlier (kept in state), else a new one. */
-  private chooseName(olds: Partial<ObjectInputs>, news: ObjectInputs): Pick<ObjectInputs, "metadata" | "autoNamed"> {
+  private chooseName(
+    olds: Partial<ObjectInputs>,
+    news: ObjectInputs,
+  ): Pick<ObjectInputs, "metadata" | "autoNamed"> {
     const metadata = news.metadata ?? {};
-    if (metadata.name !== undefined) return { metadata, autoNamed: false };
+    // Unknown during preview (computed from another resource's output): leave it for the engine to resolve.
+    if (isUnknown(metadata) || metadata.name !== undefined) return { metadata, autoNamed: false };
     const keep = olds.autoNamed && olds.metadata?.name !== undefined && olds.logicalName === news.logicalName;
-    return { metadata: { ...metadata, name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName) }, autoNamed: true };
+    return {
+      metadata: { ...metadata, name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName) },
+      autoNamed: true,
+    };
   }
 
   async diff(_id: string, olds: ObjectOutputs, news: ObjectInputs): Promise<pulumi.dynamic.DiffResult> {
@@ -129,7 +139,12 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     const name = inputs.metadata.name;
     for (let attempt = 1; ; attempt++) {
       const current = await accessor.get(name);
-      const body = apiObject(this.kind, KINDS[this.kind].apiVersion, inputs, current.metadata.resourceVersion);
+      const body = apiObject(
+        this.kind,
+        KINDS[this.kind].apiVersion,
+        inputs,
+        current.metadata.resourceVersion,
+      );
       try {
         return await accessor.replace(name, body, { fieldValidation: "Strict" });
       } catch (error) {
@@ -138,25 +153,33 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     }
   }
 
-  /** Waits for the kind's readiness after a write; a failure keeps the object in state as partially created. */
+  /**
+   * Waits for the kind's readiness after a write. Any error from here on keeps the object in state as
+   * partially created (it exists on the server), with the last object seen.
+   */
   private async settle(client: Client, inputs: ObjectInputs, written: AnyObject): Promise<ObjectOutputs> {
     const readiness = this.behaviour.readiness;
     if (readiness === undefined || inputs.await?.skip) return outputsOf(this.kind, inputs, written);
     const name = inputs.metadata.name;
-    const generation = written.metadata.generation ?? 1;
     try {
-      const ready = await this.await(client, name, readiness(generation), inputs.await?.timeoutSeconds);
+      const ready = await this.await(client, name, readiness(written), inputs.await?.timeoutSeconds);
       return outputsOf(this.kind, inputs, ready ?? written);
     } catch (error) {
-      if (!(error instanceof WaitFailedError)) throw error;
-      const lastSeen = (error.lastSeen as AnyObject | undefined) ?? written;
-      const message = `${this.label} "${name}" was written but did not become ready: ${error.message}`;
+      const lastSeen =
+        (error instanceof WaitFailedError && (error.lastSeen as AnyObject | undefined)) || written;
+      const cause = error instanceof Error ? error.message : String(error);
+      const message = `${this.label} "${name}" was written but did not become ready: ${cause}`;
       const properties = { ...outputsOf(this.kind, inputs, lastSeen), __provider: inputs.__provider };
       throw new PartialFailure(message, name, properties as ObjectOutputs, [message]);
     }
   }
 
-  private await(client: Client, name: string, condition: Condition<AnyObject | undefined>, timeoutSeconds?: number) {
+  private await(
+    client: Client,
+    name: string,
+    condition: Condition<AnyObject | undefined>,
+    timeoutSeconds?: number,
+  ) {
     return waitFor(() => this.find(client, name), condition, {
       timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
     });

@@ -14,21 +14,47 @@ export const SETTING_KEYS = {
   token: { config: "exampledev:token", env: "EXAMPLEDEV_TOKEN" },
   caCertificate: { config: "exampledev:caCertificate", env: "EXAMPLEDEV_CA_CERTIFICATE" },
   caCertificateFile: { config: "exampledev:caCertificateFile", env: "EXAMPLEDEV_CA_CERTIFICATE_FILE" },
-  requestTimeoutSeconds: { config: "exampledev:requestTimeoutSeconds", env: "EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS" },
+  requestTimeoutSeconds: {
+    config: "exampledev:requestTimeoutSeconds",
+    env: "EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS",
+  },
+  deferValidationToPolicies: {
+    config: "exampledev:deferValidationToPolicies",
+    env: "EXAMPLEDEV_DEFER_VALIDATION_TO_POLICIES",
+  },
 } as const;
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
-interface ConfigSource {
+export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
-  const read = (key: keyof typeof SETTING_KEYS) => {
+function reader(config: ConfigSource, env: NodeJS.ProcessEnv) {
+  return (key: keyof typeof SETTING_KEYS) => {
     const { config: configKey, env: envName } = SETTING_KEYS[key];
     const value = config.get(configKey) ?? env[envName];
     return value === "" ? undefined : value;
   };
+}
+
+/**
+ * Whether `check` leaves spec errors to the policy pack. A preview stops at the first resource whose check
+ * fails; a pull-request check that runs the pack wants every violation of the stack listed at once instead.
+ * The server still rejects what is invalid at `pulumi up`.
+ */
+export function validationDeferredToPolicies(
+  config: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  const value = reader(config, env)("deferValidationToPolicies");
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new Error(`${SETTING_KEYS.deferValidationToPolicies.config} must be true or false, not "${value}"`);
+}
+
+export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
+  const read = reader(config, env);
   const baseUrl = read("baseUrl");
   if (baseUrl === undefined) {
     throw new Error(
@@ -36,10 +62,13 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
         `or the ${SETTING_KEYS.baseUrl.env} environment variable`,
     );
   }
+  checkBaseUrl(baseUrl);
   const timeoutText = read("requestTimeoutSeconds");
   const timeoutSeconds = timeoutText === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeoutText);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-    throw new Error(`${SETTING_KEYS.requestTimeoutSeconds.config} must be a positive number of seconds, for example 30`);
+    throw new Error(
+      `${SETTING_KEYS.requestTimeoutSeconds.config} must be a positive number of seconds, for example 30`,
+    );
   }
   const caFile = read("caCertificateFile");
   const ca = read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
@@ -50,4 +79,24 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
     ...(token !== undefined && { token }),
     ...(ca !== undefined && { ca }),
   };
+}
+
+function checkBaseUrl(baseUrl: string): void {
+  const { config, env } = SETTING_KEYS.baseUrl;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(
+      `${config} (or ${env}) is not a URL: use the API's address, e.g. https://api.example.dev`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`${config} (or ${env}) must be an http:// or https:// address`);
+  }
+  if (url.username || url.password) {
+    throw new Error(
+      `${config} (or ${env}) must not carry credentials: set the token with exampledev:token instead`,
+    );
+  }
 }

@@ -26,12 +26,22 @@ export type ObjectOutputs = ObjectInputs & {
 };
 
 /** The body sent to the API: the declared object, nothing of Pulumi's. */
-export function apiObject(kind: KindName, apiVersion: string, inputs: ObjectInputs, resourceVersion?: string) {
+export function apiObject(
+  kind: KindName,
+  apiVersion: string,
+  inputs: ObjectInputs,
+  resourceVersion?: string,
+) {
   const { name, labels, annotations } = inputs.metadata;
   return {
     apiVersion,
     kind,
-    metadata: { name, ...(labels && { labels }), ...(annotations && { annotations }), ...(resourceVersion && { resourceVersion }) },
+    metadata: {
+      name,
+      ...(labels && { labels }),
+      ...(annotations && { annotations }),
+      ...(resourceVersion && { resourceVersion }),
+    },
     spec: inputs.spec,
   };
 }
@@ -61,8 +71,14 @@ export function refreshedOutputs(kind: KindName, state: ObjectOutputs, object: A
     ? state.spec
     : (fillPlaceholders(object.spec, declared) as Record<string, unknown>);
   const { labels, annotations } = object.metadata;
+  // Only the input fields carry over: the kind's outputs come from the server's object, or are gone.
+  const { adopt, await: awaitSettings, logicalName, autoNamed, __provider } = state;
   const inputs: ObjectInputs = {
-    ...state,
+    ...(adopt !== undefined && { adopt }),
+    ...(awaitSettings !== undefined && { await: awaitSettings }),
+    ...(autoNamed !== undefined && { autoNamed }),
+    ...(__provider !== undefined && { __provider }),
+    logicalName,
     metadata: { name: object.metadata.name, ...(labels && { labels }), ...(annotations && { annotations }) },
     spec,
   };
@@ -71,10 +87,13 @@ export function refreshedOutputs(kind: KindName, state: ObjectOutputs, object: A
 
 function fillPlaceholders(server: unknown, state: unknown): unknown {
   if (isPlaceholder(server)) return state ?? server;
-  if (Array.isArray(server)) return server.map((item, i) => fillPlaceholders(item, Array.isArray(state) ? state[i] : undefined));
+  if (Array.isArray(server))
+    return server.map((item, i) => fillPlaceholders(item, Array.isArray(state) ? state[i] : undefined));
   if (typeof server === "object" && server !== null) {
     const known = typeof state === "object" && state !== null ? (state as Record<string, unknown>) : {};
-    return Object.fromEntries(Object.entries(server).map(([key, value]) => [key, fillPlaceholders(value, known[key])]));
+    return Object.fromEntries(
+      Object.entries(server).map(([key, value]) => [key, fillPlaceholders(value, known[key])]),
+    );
   }
   return server;
 }

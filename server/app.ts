@@ -45,6 +45,8 @@ export function buildApp({ logLevel = "info", logStream, ...options }: BuildAppO
   const fastify = Fastify({
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
+    // Object names are DNS-1123 subdomains of up to 253 characters; fastify's default cap is 100.
+    routerOptions: { maxParamLength: 253 },
     logger: { level: logLevel, ...(logStream && { stream: logStream }) },
     logController: new RequestLogController(),
   });

@@ -11,12 +11,28 @@ export function conditionOf(object: AnyObject, type: string): ApiCondition | und
   return object?.status?.conditions?.find((condition) => condition.type === type);
 }
 
-/** The controller has seen `generation` and settled its `Accepted` condition for it. */
-export function serviceAccepted(generation: number): Condition<AnyObject> {
+/**
+ * How long a failure the object already showed before the write is taken as still pending. A write that
+ * leaves the generation as it was (a retry after a failed create, an adopt of an identical spec) makes the
+ * controller sync again, but its status only changes once it has tried: give it that time.
+ */
+export const STALE_FAILURE_GRACE_MS = 5_000;
+
+/** The controller has seen the written generation and settled its `Accepted` condition for it. */
+export function serviceAccepted(written: KnownObject, now: () => number = Date.now): Condition<AnyObject> {
+  const generation = written.metadata.generation ?? 1;
+  const before = conditionOf(written, "Accepted");
+  const graceUntil = now() + STALE_FAILURE_GRACE_MS;
+  const isStale = (accepted: ApiCondition) =>
+    before !== undefined &&
+    accepted.reason === before.reason &&
+    accepted.lastTransitionTime === before.lastTransitionTime &&
+    now() < graceUntil;
   return {
     describe: () => `the controller to accept generation ${generation}`,
     observe(object) {
-      if (object === undefined) return { state: "failed", reason: "Deleted", message: "the object was deleted" };
+      if (object === undefined)
+        return { state: "failed", reason: "Deleted", message: "the object was deleted" };
       const observed = object.status?.observedGeneration ?? 0;
       if (observed < generation) {
         return { state: "pending", message: `the controller has observed generation ${observed}` };
@@ -26,6 +42,8 @@ export function serviceAccepted(generation: number): Condition<AnyObject> {
         return { state: "pending", message: accepted?.message || "the Accepted condition is not set yet" };
       }
       if (accepted.status === "False" && FAILED_REASONS.has(accepted.reason)) {
+        if (isStale(accepted))
+          return { state: "pending", message: `the controller is checking again: ${accepted.message}` };
         return { state: "failed", reason: accepted.reason, message: accepted.message };
       }
       return { state: "ready" };
@@ -40,6 +58,9 @@ export function deleted(): Condition<AnyObject> {
     observe: (object) =>
       object === undefined
         ? { state: "ready" }
-        : { state: "pending", message: object.metadata.deletionTimestamp ? "deletion in progress" : "still present" },
+        : {
+            state: "pending",
+            message: object.metadata.deletionTimestamp ? "deletion in progress" : "still present",
+          },
   };
 }

@@ -1,0 +1,251 @@
+// Calling the dynamic provider method by method, as the Pulumi engine does, against real servers: inputs
+// shaped like the SDK's resource classes send them, and a loopback HTTP proxy that can stand between the
+// provider and the API to answer, delay or disturb chosen requests.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type Socket } from "node:net";
+import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
+import { request } from "undici";
+import { resourceProvider } from "../../provider";
+import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
+import { KIND_NAMES, type KindName } from "../../sdk/schema";
+
+/** What Pulumi stores as `__provider`: the serialized provider. Opaque to the provider itself. */
+export const SERIALIZED_PROVIDER = "exports.handler = __provider_shim;";
+
+export type ProviderConfig = Partial<
+  Record<"exampledev:baseUrl" | "exampledev:token" | "exampledev:requestTimeoutSeconds", string>
+>;
+
+/**
+ * `configure` as the engine's dynamic-provider host calls it: once per provider (kind), with the stack
+ * config (secrets decrypted) behind the host's own Config class.
+ */
+export async function configureProvider(config: ProviderConfig): Promise<void> {
+  const request = { config: new Config(config, "provider-tests") };
+  for (const kind of KIND_NAMES) await resourceProvider(kind).configure(request);
+}
+
+export interface DeclaredOptions {
+  metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  adopt?: boolean;
+  await?: { timeoutSeconds?: number; skip?: boolean };
+}
+
+/** The inputs a resource class sends for `new <Kind>(logicalName, { metadata, spec, ... })`, before check. */
+export function declared(logicalName: string, spec: unknown, options: DeclaredOptions = {}): ObjectInputs {
+  return {
+    metadata: options.metadata ?? {},
+    spec,
+    ...(options.adopt !== undefined && { adopt: options.adopt }),
+    ...(options.await !== undefined && { await: options.await }),
+    logicalName,
+    __provider: SERIALIZED_PROVIDER,
+  } as ObjectInputs;
+}
+
+/** A resource's outputs, with the kinds' own outputs (each present only for its kind). */
+export type Outputs = ObjectOutputs & {
+  latestRevision?: string;
+  liveRevision?: string;
+  egressReady?: boolean;
+  bundleDigest?: string;
+};
+
+/** `check` of inputs that must pass; returns what create, update and diff receive. */
+export async function checked(kind: KindName, news: ObjectInputs, olds: Partial<ObjectInputs> = {}) {
+  const result = await resourceProvider(kind).check(olds, news);
+  if (result.failures?.length) {
+    throw new Error(`check failed: ${result.failures.map((failure) => failure.reason).join("; ")}`);
+  }
+  return result.inputs as ObjectInputs;
+}
+
+/** check then create, as `pulumi up` does for a new resource; returns the id and the outputs. */
+export async function created(kind: KindName, news: ObjectInputs) {
+  const inputs = await checked(kind, news);
+  const result = await resourceProvider(kind).create(inputs);
+  return { id: result.id, inputs, outs: result.outs as Outputs };
+}
+
+/** The error a promise rejects with; fails when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & Record<string, unknown>;
+  }
+  throw new Error("expected the call to fail, but it succeeded");
+}
+
+/** A Kubernetes `Status` error body. */
+export function statusBody(code: number, reason: string, message: string, details: object = {}) {
+  return { kind: "Status", apiVersion: "v1", status: "Failure", message, reason, code, details };
+}
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query, as sent. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface ProxiedReply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON unless a string. */
+  body?: unknown;
+}
+
+/** Decides the answer to one request; `forward` sends it on to the real server and returns its answer. */
+export type ProxyHandler = (
+  request: ProxiedRequest,
+  forward: () => Promise<ProxiedReply>,
+) => Promise<ProxiedReply>;
+
+export interface Exchange {
+  method: string;
+  path: string;
+  requestBody: string;
+  status: number;
+  /** The answer as the provider received it, parsed when JSON. */
+  responseBody: unknown;
+}
+
+export interface LoopbackProxy {
+  /** `http://127.0.0.1:<port>`: configure the provider with it. */
+  url: string;
+  /** Every exchange the provider had through the proxy, in order. */
+  exchanges: Exchange[];
+  /** The exchanges of one method whose path starts with `pathPrefix`. */
+  seen(method: string, pathPrefix: string): Exchange[];
+  close(): Promise<void>;
+}
+
+// Headers of one connection, not of the message: each side of the proxy sets its own.
+const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "transfer-encoding", "content-length"]);
+
+function endToEnd(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      HOP_BY_HOP.has(name) || value === undefined ? [] : [[name, String(value)]],
+    ),
+  );
+}
+
+/**
+ * An HTTP proxy on 127.0.0.1 in front of `target` (the API server, or a registry); by default it forwards
+ * everything unchanged.
+ */
+export async function startLoopbackProxy(
+  target: string,
+  handler: ProxyHandler = (_request, forward) => forward(),
+): Promise<LoopbackProxy> {
+  const exchanges: Exchange[] = [];
+  const forwardTo = async (incoming: ProxiedRequest): Promise<ProxiedReply> => {
+    const response = await request(`${target}${incoming.path}`, {
+      method: incoming.method as "GET",
+      headers: endToEnd(incoming.headers),
+      ...(incoming.body !== "" && { body: incoming.body }),
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: endToEnd(response.headers), body: text };
+  };
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const incoming = {
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
+    try {
+      const reply = await handler(incoming, () => forwardTo(incoming));
+      const text =
+        typeof reply.body === "string"
+          ? reply.body
+          : reply.body === undefined
+            ? ""
+            : JSON.stringify(reply.body);
+      const json = typeof reply.body === "object" || /json/.test(reply.headers?.["content-type"] ?? "");
+      exchanges.push({
+        method: incoming.method,
+        path: incoming.path,
+        requestBody: incoming.body,
+        status: reply.status,
+        responseBody: json && text !== "" ? JSON.parse(text) : text,
+      });
+      res.writeHead(reply.status, {
+        ...(typeof reply.body === "object" && { "content-type": "application/json" }),
+        ...reply.headers,
+      });
+      res.end(text);
+    } catch (error) {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end(`loopback proxy failed: ${error}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges,
+    seen: (method, pathPrefix) =>
+      exchanges.filter((exchange) => exchange.method === method && exchange.path.startsWith(pathPrefix)),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * A handler that gives `reply` to the first `times` requests for which `matches` holds and forwards the
+ * rest: a server that is briefly unavailable.
+ */
+export function failingFirst(
+  times: number,
+  matches: (request: ProxiedRequest) => boolean,
+  reply: ProxiedReply,
+): ProxyHandler {
+  let failed = 0;
+  return async (incoming, forward) => {
+    if (failed < times && matches(incoming)) {
+      failed++;
+      return reply;
+    }
+    return forward();
+  };
+}
+
+export interface SilentRegistry {
+  /** `127.0.0.1:<port>`, for a BundleRef's repo. */
+  host: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A registry address that accepts connections and never answers: the controller's tag resolution hangs
+ * there (until its own timeouts), so a Service waits for its first status as long as the test wants.
+ */
+export async function startSilentRegistry(): Promise<SilentRegistry> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: `127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resourceProvider } from "../../provider";
+import type { ObjectOutputs } from "../../provider/state";
+import { type Client, createClient } from "../../sdk/client";
+import { type KindName, PLACEHOLDERS } from "../../sdk/schema";
+import { checked, configureProvider, created, declared, type Outputs } from "../helpers/provider";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { digestService, gitService, proxyWithKeys, REPO, revisionWithCredentials, SECRETS } from "./fixtures";
+
+const AWAIT = { timeoutSeconds: 30 };
+
+describe("read (refresh)", () => {
+  let server: TestServer;
+  let api: Client;
+
+  beforeAll(async () => {
+    server = await startTestServer({ logLevel: "warn" });
+    api = createClient({ baseUrl: server.url });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await server?.close();
+  });
+  beforeEach(() => configureProvider({ "exampledev:baseUrl": server.url }));
+
+  const read = async (kind: KindName, state: ObjectOutputs) => {
+    const result = await resourceProvider(kind).read(state.metadata.name, state);
+    return { id: result.id, props: result.props as Outputs };
+  };
+
+  /** diff(refreshed state, the unchanged program): what the next `pulumi up` would do. */
+  const diffAfter = async (kind: KindName, refreshed: ObjectOutputs, spec: unknown) => {
+    const news = await checked(kind, declared(refreshed.logicalName, spec), refreshed);
+    return resourceProvider(kind).diff(refreshed.metadata.name, refreshed, news);
+  };
+
+  it("maps the server's object to outputs: metadata, status and the Service's revisions", async () => {
+    const { outs: state } = await created("Service", declared("api", digestService(REPO), { await: AWAIT }));
+    await api.services.patch(
+      state.metadata.name,
+      { metadata: { labels: { added: "by-hand" } } },
+      { type: "merge" },
+    );
+    const { id, props } = await read("Service", state);
+    const stored = await api.services.get(state.metadata.name);
+    expect(id).toBe(state.metadata.name);
+    expect(props).toMatchObject({
+      metadata: {
+        name: stored.metadata.name,
+        uid: stored.metadata.uid,
+        resourceVersion: stored.metadata.resourceVersion,
+        generation: stored.metadata.generation,
+        creationTimestamp: stored.metadata.creationTimestamp,
+        labels: { added: "by-hand" },
+      },
+      status: stored.status,
+      latestRevision: stored.status?.latestRevision,
+      liveRevision: stored.status?.liveRevision,
+      egressReady: true,
+      spec: state.spec,
+      logicalName: "api",
+    });
+  });
+
+  it("keeps the secrets from state where the server answers with placeholders: not drift", async () => {
+    const spec = proxyWithKeys();
+    const { outs: state } = await created("Proxy", declared("edge", spec));
+    const stored = await api.proxies.get(state.metadata.name);
+    expect(stored.spec.telemetry?.thirdPartySinks?.vendorBetaTraces?.keyData).toBe(PLACEHOLDERS.apiKey);
+
+    const { props } = await read("Proxy", state);
+    expect(props.spec).toEqual(state.spec);
+    expect(await diffAfter("Proxy", props, spec)).toMatchObject({ changes: false });
+  });
+
+  it("does not take the server's move of a write-only password to passwordData for drift", async () => {
+    const spec = revisionWithCredentials(REPO);
+    const { outs: state } = await created("ServiceRevision", declared("manual", spec));
+    const stored = await api.serviceRevisions.get(state.metadata.name);
+    expect(stored.spec.bundle.credentials).toEqual({
+      username: "robot",
+      passwordData: PLACEHOLDERS.passwordData,
+      refreshToken: PLACEHOLDERS.refreshToken,
+    });
+
+    const { props } = await read("ServiceRevision", state);
+    expect(props.spec).toEqual(state.spec);
+    expect(await diffAfter("ServiceRevision", props, spec)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("reports an out-of-band change as drift: the server's spec, with the secrets filled in from state", async () => {
+    const spec = proxyWithKeys();
+    const { outs: state } = await created("Proxy", declared("edge", spec));
+    await api.proxies.patch(
+      state.metadata.name,
+      { spec: { shutdown: { drainTimeout: "25s" } } },
+      { type: "merge" },
+    );
+
+    const { props } = await read("Proxy", state);
+    expect(props.spec).toEqual({
+      ...state.spec,
+      shutdown: { drainTimeout: "25s", minimumDrainTime: "40s" },
+    });
+    expect(JSON.stringify(props)).not.toContain("<API_KEY>");
+    expect(props.spec).toMatchObject({
+      telemetry: { thirdPartySinks: { vendorAlphaLogs: { key: SECRETS.apiKey } } },
+    });
+    expect(await diffAfter("Proxy", props, spec)).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  it("reports only the revisions the server reports now, not stale ones from state", async () => {
+    const { outs: state } = await created(
+      "Service",
+      declared("recreated", digestService(REPO), { await: AWAIT }),
+    );
+    expect(state.latestRevision).toBeDefined();
+    // Someone replaces the Service out of band with one whose revision cannot be minted (a git source).
+    const name = state.metadata.name;
+    await api.services.delete(name);
+    await api.services.create({ metadata: { name }, spec: gitService() });
+    await server.idle();
+
+    const { props } = await read("Service", state);
+    const stored = await api.services.get(name);
+    expect(stored.status?.latestRevision).toBeUndefined();
+    expect(props.metadata.uid).toBe(stored.metadata.uid);
+    expect(props.latestRevision).toBeUndefined();
+    expect(props.liveRevision).toBeUndefined();
+  });
+
+  it("reports an object deleted out of band as gone", async () => {
+    const { outs: state } = await created(
+      "Service",
+      declared("doomed", digestService(REPO), { await: AWAIT }),
+    );
+    await api.services.delete(state.metadata.name);
+    expect((await read("Service", state)).id).toBe("");
+  });
+});

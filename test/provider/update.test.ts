@@ -1,0 +1,197 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resourceProvider } from "../../provider";
+import type { ObjectOutputs } from "../../provider/state";
+import { type Client, createClient } from "../../sdk/client";
+import type { KindName } from "../../sdk/schema";
+import {
+  checked,
+  configureProvider,
+  created,
+  type DeclaredOptions,
+  declared,
+  type LoopbackProxy,
+  type Outputs,
+  type ProxyHandler,
+  rejection,
+  SERIALIZED_PROVIDER,
+  startLoopbackProxy,
+} from "../helpers/provider";
+import { pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { digestService, REPO, revisionWithCredentials, taggedService } from "./fixtures";
+
+const AWAIT = { timeoutSeconds: 30 };
+
+describe("update", () => {
+  let server: TestServer;
+  let api: Client;
+  let proxy: LoopbackProxy | undefined;
+
+  beforeAll(async () => {
+    server = await startTestServer({ logLevel: "warn" });
+    api = createClient({ baseUrl: server.url });
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await server?.close();
+  });
+
+  /** Points the provider at the server through a loopback proxy answering with `handler`. */
+  async function through(handler?: ProxyHandler): Promise<LoopbackProxy> {
+    proxy = await startLoopbackProxy(server.url, handler);
+    await configureProvider({ "exampledev:baseUrl": proxy.url });
+    return proxy;
+  }
+
+  /** check then update, as `pulumi up` does for a changed program. */
+  async function updated(kind: KindName, state: ObjectOutputs, spec: unknown, options: DeclaredOptions) {
+    const news = await checked(kind, declared(state.logicalName, spec, options), state);
+    return (await resourceProvider(kind).update(state.metadata.name, state, news)).outs as Outputs;
+  }
+
+  /** A concurrent writer: labels the object through the real API, moving its resourceVersion on. */
+  const touch = (kind: KindName, name: string) =>
+    server.call("PATCH", pathOf(kind, name), {
+      body: { metadata: { annotations: { "example.dev/touched": String(Date.now()) } } },
+      contentType: "application/merge-patch+json",
+    });
+
+  it("sends the full declared object with the resourceVersion it has just read", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const { outs: state } = await created("Proxy", declared("edge", {}, { metadata: { name: "edge" } }));
+    await touch("Proxy", "edge");
+    const seen = await through();
+
+    const outs = await updated(
+      "Proxy",
+      state,
+      { shutdown: { drainTimeout: "10s" } },
+      { metadata: { name: "edge", labels: { tier: "edge" } } },
+    );
+    const [get] = seen.seen("GET", pathOf("Proxy", "edge"));
+    const [put] = seen.seen("PUT", pathOf("Proxy", "edge"));
+    const read = get?.responseBody as { metadata: { resourceVersion: string } };
+    expect(read.metadata.resourceVersion).not.toBe(state.metadata.resourceVersion);
+    expect(put?.path).toContain("fieldValidation=Strict");
+    expect(JSON.parse(put?.requestBody ?? "{}")).toEqual({
+      apiVersion: "core.example.dev/v1alpha2",
+      kind: "Proxy",
+      metadata: { name: "edge", labels: { tier: "edge" }, resourceVersion: read.metadata.resourceVersion },
+      spec: { provider: "cloud", shutdown: { drainTimeout: "10s", minimumDrainTime: "30s" } },
+    });
+    const stored = await api.proxies.get("edge");
+    expect(stored.metadata.annotations ?? {}).toEqual({});
+    expect(outs.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
+    expect(outs.spec.shutdown).toEqual(stored.spec.shutdown);
+  });
+
+  it("re-reads and retries when a concurrent write makes its PUT conflict", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const { outs: state } = await created("Proxy", declared("racy", {}, { metadata: { name: "racy" } }));
+    let raced = false;
+    const seen = await through(async (request, forward) => {
+      if (request.method === "PUT" && !raced) {
+        raced = true;
+        await touch("Proxy", "racy");
+      }
+      return forward();
+    });
+
+    const outs = await updated("Proxy", state, { provider: "aws" }, { metadata: { name: "racy" } });
+    const puts = seen.seen("PUT", pathOf("Proxy", "racy"));
+    expect(puts.map((put) => put.status)).toEqual([409, 200]);
+    expect(puts[0]?.responseBody).toMatchObject({ kind: "Status", code: 409, reason: "Conflict" });
+    const gets = seen.seen("GET", pathOf("Proxy", "racy"));
+    const reread = gets[1]?.responseBody as { metadata: { resourceVersion: string } };
+    expect(JSON.parse(puts[1]?.requestBody ?? "{}").metadata.resourceVersion).toBe(
+      reread.metadata.resourceVersion,
+    );
+    const stored = await api.proxies.get("racy");
+    expect(stored.spec.provider).toBe("aws");
+    expect(outs.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
+  });
+
+  it("gives up after a bounded number of conflicts, naming the object and the conflict", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const { outs: state } = await created(
+      "Proxy",
+      declared("contended", {}, { metadata: { name: "contended" } }),
+    );
+    const seen = await through(async (request, forward) => {
+      if (request.method === "PUT") await touch("Proxy", "contended");
+      return forward();
+    });
+
+    const error = await rejection(
+      updated("Proxy", state, { provider: "aws" }, { metadata: { name: "contended" } }),
+    );
+    expect(error.message).toContain('Proxy "contended"');
+    expect(error.message).toContain("409 Conflict");
+    const puts = seen.seen("PUT", pathOf("Proxy", "contended"));
+    expect(puts.length).toBeGreaterThan(1);
+    expect(puts.every((put) => put.status === 409)).toBe(true);
+    expect((await api.proxies.get("contended")).spec.provider).toBe("cloud");
+  });
+
+  it("waits for the controller on a Service update, so latestRevision is the revision minted for it", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const options = { metadata: { name: "api" }, await: AWAIT };
+    const { outs: first } = await created("Service", declared("api", digestService(REPO, "hello"), options));
+    const seen = await through();
+
+    const outs = await updated("Service", first, digestService(REPO, "bonjour"), options);
+    const put = seen.seen("PUT", pathOf("Service", "api"))[0]?.responseBody as {
+      status: { latestRevision: string };
+    };
+    // The PUT's answer still carries the status of the previous generation: only waiting gets the new one.
+    expect(put.status.latestRevision).toBe(first.latestRevision);
+    expect(outs.latestRevision).not.toBe(first.latestRevision);
+    expect(outs).toMatchObject({ metadata: { generation: 2 }, status: { observedGeneration: 2 } });
+    expect(outs.liveRevision).toBe(outs.latestRevision);
+    const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+    expect(revision.spec.env).toEqual([{ name: "GREETING", value: "bonjour" }]);
+  });
+
+  it("keeps the revision when only a Service's labels change (no new generation)", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const { outs: first } = await created(
+      "Service",
+      declared("labelled", digestService(REPO), { await: AWAIT }),
+    );
+    const outs = await updated("Service", first, digestService(REPO), {
+      metadata: { labels: { team: "core" } },
+      await: AWAIT,
+    });
+    expect(outs.metadata).toMatchObject({
+      name: first.metadata.name,
+      generation: 1,
+      labels: { team: "core" },
+    });
+    expect(outs.latestRevision).toBe(first.latestRevision);
+  });
+
+  it("fails a Service update the controller rejects as partially updated, keeping the object in state", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const options = { metadata: { name: "retagged" }, await: AWAIT };
+    const { outs: first } = await created("Service", declared("retagged", digestService(REPO), options));
+    // REPO's registry address has nothing listening: the controller reports the resolution failure.
+    const error = await rejection(updated("Service", first, taggedService(REPO, "v1"), options));
+    expect(error.message).toMatch(/BundleResolutionFailed|cannot resolve tag/);
+    expect(error.id).toBe("retagged");
+    expect(error.properties).toMatchObject({ __provider: SERIALIZED_PROVIDER, metadata: { generation: 2 } });
+  });
+
+  it("updates the labels of a ServiceRevision in place", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const spec = revisionWithCredentials(REPO);
+    const { outs: state } = await created("ServiceRevision", declared("manual", spec));
+    const outs = await updated("ServiceRevision", state, spec, { metadata: { labels: { stage: "canary" } } });
+    expect((await api.serviceRevisions.get(state.metadata.name)).metadata.labels).toMatchObject({
+      stage: "canary",
+    });
+    expect(outs.metadata.uid).toBe(state.metadata.uid);
+  });
+});
