@@ -1,20 +1,11 @@
-import { isUnknown, KINDS, type KindName } from "../sdk/schema";
-
-/**
- * How the pack recognises the SDK's resources: Pulumi names a dynamic resource
- * `pulumi-nodejs:dynamic/<module>:<type>`, and the SDK registers each kind under module "exampledev".
- */
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/exampledev:";
-
-export function typeToken(kind: KindName): string {
-  return `${TYPE_PREFIX}${kind}`;
-}
+import { TYPE_TOKENS } from "../sdk/resources";
+import { isUnknown, type KindName } from "../sdk/schema";
 
 const KIND_BY_TYPE: ReadonlyMap<string, KindName> = new Map(
-  (Object.keys(KINDS) as KindName[]).map((kind) => [typeToken(kind), kind]),
+  (Object.entries(TYPE_TOKENS) as [KindName, string][]).map(([kind, token]) => [token, kind]),
 );
 
-/** The kind of a resource type token, or undefined for resources that are not ours. */
+/** The kind of a resource type token (the SDK's classes register one per kind); undefined if not ours. */
 export function kindOfType(type: string): KindName | undefined {
   return KIND_BY_TYPE.get(type);
 }
@@ -47,6 +38,6 @@ export function isKnownName(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !isUnknown(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

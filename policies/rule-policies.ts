@@ -3,7 +3,7 @@ import { RULES, type RuleInfo, type Severity, validateSpec } from "../sdk/schema
 import { describeResource, kindOfType, plainProperties } from "./resources";
 
 /** Errors block a preview; warnings are reported and let it pass. Policy config can change either. */
-export function enforcementLevelOf(severity: Severity): EnforcementLevel {
+function enforcementLevelOf(severity: Severity): EnforcementLevel {
   return severity === "error" ? "mandatory" : "advisory";
 }
 
@@ -11,7 +11,7 @@ export function enforcementLevelOf(severity: Severity): EnforcementLevel {
  * The policy for one rule of the shared schema: it runs the schema's validation on the resource's spec and
  * reports that rule's violations only, so each rule can be enforced, lowered or disabled on its own.
  */
-export function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
+function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
   return {
     name: rule.id,
     description: rule.description,
@@ -20,13 +20,22 @@ export function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
       const kind = kindOfType(type);
       if (kind === undefined || !rule.kinds.includes(kind)) return;
       const { spec } = plainProperties(props);
-      // Absent like an unknown value during preview; a spec that is really missing fails the provider's check.
+      // An absent spec leaves nothing to judge, like an unknown one; the provider's check reports it missing.
       if (spec === undefined) return;
       for (const violation of validateSpec(kind, spec)) {
-        if (violation.rule === rule.id) reportViolation(`${describeResource(kind, name)}: ${violation.message}`);
+        if (violation.rule === rule.id)
+          reportViolation(`${describeResource(kind, name)}: ${violation.message}`);
       }
     },
   };
 }
 
-export const RULE_POLICIES: readonly ResourceValidationPolicy[] = RULES.map(rulePolicy);
+/**
+ * Rules about changes compare the stored spec with the new one (`validateUpdate`). A policy only ever sees the
+ * new inputs, so these stay with the provider, whose diff has both, and with the server's admission.
+ */
+export const CHANGE_RULES: ReadonlySet<string> = new Set(["service-mode-immutable"]);
+
+export const RULE_POLICIES: readonly ResourceValidationPolicy[] = RULES.filter(
+  ({ id }) => !CHANGE_RULES.has(id),
+).map(rulePolicy);

@@ -1,6 +1,13 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import type { KindName } from "../sdk/schema";
-import { describeResource, isKnownName, kindOfType, objectName, plainProperties } from "./resources";
+import {
+  describeResource,
+  isKnownName,
+  isPlainObject,
+  kindOfType,
+  objectName,
+  plainProperties,
+} from "./resources";
 
 /** A resource of ours in the stack, with its properties read as plain values. */
 interface StackObject {
@@ -17,9 +24,10 @@ function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
   });
 }
 
+/** The revision a Service pins, when it pins one and its name is known. */
 function pinnedRevision(service: StackObject): string | undefined {
-  const spec = service.props.spec;
-  const liveRevision = typeof spec === "object" && spec !== null ? (spec as { liveRevision?: unknown }).liveRevision : undefined;
+  const { spec } = service.props;
+  const liveRevision = isPlainObject(spec) ? spec.liveRevision : undefined;
   return isKnownName(liveRevision) ? liveRevision : undefined;
 }
 
@@ -30,7 +38,9 @@ export const liveRevisionManaged: StackValidationPolicy = {
   enforcementLevel: "advisory",
   validateStack: ({ resources }, reportViolation) => {
     const objects = stackObjects(resources);
-    const revisionNames = objects.filter(({ kind }) => kind === "ServiceRevision").map(({ props }) => objectName(props));
+    const revisionNames = objects
+      .filter(({ kind }) => kind === "ServiceRevision")
+      .map(({ props }) => objectName(props));
     // A revision whose name is not known yet may turn out to be the pinned one.
     if (revisionNames.includes(undefined)) return;
     const managed = revisionNames.map((name) => JSON.stringify(name)).join(", ") || "none";

@@ -1,5 +1,5 @@
 import { apply } from "json-merge-patch";
-import { typeToken } from "../../policies/resources";
+import { TYPE_TOKENS } from "../../sdk/resources";
 import type { KindName } from "../../sdk/schema";
 import type { TestResource } from "./harness";
 
@@ -12,7 +12,10 @@ export const VALID_SPECS: Readonly<Record<KindName, Record<string, unknown>>> = 
   Proxy: {
     provider: "cloud",
     shutdown: { drainTimeout: "30s", minimumDrainTime: "45s" },
-    telemetry: { tracing: { enabled: true }, contentLogs: { requestBodyEnabled: false, responseBodyEnabled: false } },
+    telemetry: {
+      tracing: { enabled: true },
+      contentLogs: { requestBodyEnabled: false, responseBodyEnabled: false },
+    },
   },
   Service: {
     revisionHistoryLimit: 10,
@@ -43,5 +46,5 @@ export function exampleResource(
   spec: unknown,
   metadata?: Record<string, unknown>,
 ): TestResource {
-  return { type: typeToken(kind), name, props: metadata === undefined ? { spec } : { metadata, spec } };
+  return { type: TYPE_TOKENS[kind], name, props: metadata === undefined ? { spec } : { metadata, spec } };
 }

@@ -1,4 +1,3 @@
-import * as policySdk from "@pulumi/policy";
 import type {
   PolicyResource,
   PolicyResourceOptions,
@@ -6,6 +5,7 @@ import type {
   ResourceValidationPolicy,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import * as policySdk from "@pulumi/policy";
 
 /**
  * A test harness for policies (@pulumi/policy has none): runs a policy's `validateResource` or a stack policy's

@@ -1,0 +1,129 @@
+// startController on an in-memory store: the queue, the event routing and the lifecycle, without HTTP.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Controller, startController } from "../../server/controller";
+import type { ObjectStore } from "../../server/storage";
+import {
+  condition,
+  createService,
+  DIGEST_B,
+  ociService,
+  REPO,
+  recordingStore,
+  revisionNames,
+  status,
+  updateService,
+  withSpec,
+} from "./fixtures";
+
+let running: { controller: Controller; store: ObjectStore }[] = [];
+afterEach(async () => {
+  for (const { controller, store } of running) {
+    await controller.stop();
+    store.close();
+  }
+  running = [];
+});
+
+function start(seed: (store: ObjectStore) => void = () => {}) {
+  const recording = recordingStore();
+  seed(recording.store);
+  const controller = startController({ store: recording.store });
+  running.push({ controller, store: recording.store });
+  return { ...recording, controller };
+}
+
+describe("startController", () => {
+  it("syncs every stored Service when it starts", async () => {
+    const { store, controller } = start((store) => {
+      createService(store, "a", ociService());
+      createService(store, "b", ociService({ oci: { repo: REPO, digest: DIGEST_B } }));
+    });
+    await controller.idle();
+    expect(condition(store, "a", "Accepted")?.reason).toBe("Minted");
+    expect(condition(store, "b", "Accepted")?.reason).toBe("Minted");
+  });
+
+  it("syncs a Service on each write, writing its status once per change", async () => {
+    const { store, controller, take } = start();
+    createService(store, "web", ociService());
+    await controller.idle();
+    const [first] = revisionNames(store);
+    expect(take()).toEqual(["ADDED Service/web", `ADDED ServiceRevision/${first}`, "MODIFIED Service/web"]);
+
+    updateService(store, "web", withSpec(ociService({ oci: { repo: REPO, digest: DIGEST_B } })));
+    await controller.idle();
+    const second = revisionNames(store).find((name) => name !== first);
+    expect(take()).toEqual([
+      "MODIFIED Service/web",
+      `ADDED ServiceRevision/${second}`,
+      "MODIFIED Service/web",
+    ]);
+  });
+
+  it("mints the latest revision again when someone deletes it", async () => {
+    const { store, controller, take } = start();
+    createService(store, "web", ociService());
+    await controller.idle();
+    const latest = status(store, "web")?.latestRevision ?? "";
+    take();
+
+    store.delete("ServiceRevision", latest);
+    await controller.idle();
+
+    expect(take()).toEqual([`DELETED ServiceRevision/${latest}`, `ADDED ServiceRevision/${latest}`]);
+  });
+
+  it("waits for the backoff before asking a failing registry again, whatever its own status write", async () => {
+    let requests = 0;
+    const registry = createServer((_request, response) => {
+      requests++;
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = registry.address() as AddressInfo;
+      const store = recordingStore().store;
+      let requestsWhenReported: number | undefined;
+      store.subscribe((event) => {
+        if (event.kind === "Service" && event.object.status) requestsWhenReported ??= requests;
+      });
+      createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
+      const controller = startController({ store, backoff: { baseDelayMs: 3_600_000 } });
+      running.push({ controller, store });
+      await controller.idle();
+
+      expect(condition(store, "web", "Accepted")?.reason).toBe("BundleResolutionFailed");
+      expect(requestsWhenReported).toBeGreaterThan(0);
+      expect(requests).toBe(requestsWhenReported);
+    } finally {
+      registry.closeAllConnections();
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
+  });
+
+  it("stops while a tag resolution waits on the registry, minting nothing", async () => {
+    let asked: () => void = () => {};
+    const registryAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // A registry that never answers.
+    const registry = createServer(() => asked());
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = registry.address() as AddressInfo;
+      const { store, controller, take } = start((store) =>
+        createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } })),
+      );
+      take();
+      await registryAsked;
+      await controller.stop();
+      expect(take()).toEqual([]);
+      expect(status(store, "web")).toBeUndefined();
+    } finally {
+      registry.closeAllConnections();
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,91 @@
+// Services and stores for the controller tests: specs as users write them, and a recorder of the writes
+// a sync makes ("seed a store, run one sync, compare actions").
+import { applyDefaults, type ServiceSpecInput } from "../../sdk/schema";
+import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
+
+export const DIGEST_A = `sha256:${"a".repeat(64)}`;
+export const DIGEST_B = `sha256:${"b".repeat(64)}`;
+export const REPO = "registry.example.dev/team/app";
+
+export function ociService(
+  overrides: Partial<ServiceSpecInput> & { oci?: NonNullable<ServiceSpecInput["source"]["oci"]> } = {},
+): ServiceSpecInput {
+  const { oci, ...rest } = overrides;
+  return {
+    source: { oci: oci ?? { repo: REPO, digest: DIGEST_A } },
+    template: { spec: { runtime: { compatibilityDate: "2024-09-01" } } },
+    ...rest,
+  };
+}
+
+export function gitService(): ServiceSpecInput {
+  return {
+    source: {
+      git: {
+        url: "https://git.example.dev/team/app.git",
+        build: { output: { repo: REPO } },
+        triggers: {},
+      },
+    },
+    template: { spec: { runtime: { compatibilityDate: "2024-09-01" } } },
+  };
+}
+
+/** The store as the API leaves it after admission: defaults applied. */
+export function createService(store: ObjectStore, name: string, spec: ServiceSpecInput): StoredObject {
+  return store.create("Service", {
+    apiVersion: "compute.example.dev/v1alpha1",
+    kind: "Service",
+    metadata: { name },
+    spec: applyDefaults("Service", spec) as Record<string, unknown>,
+  });
+}
+
+export function updateService(
+  store: ObjectStore,
+  name: string,
+  change: (object: StoredObject) => StoredObject,
+): StoredObject {
+  const current = store.get("Service", name);
+  if (!current) throw new Error(`Service ${name} is not stored`);
+  const changed = change(current);
+  return store.update("Service", { ...changed, spec: applyDefaults("Service", changed.spec) });
+}
+
+export function withSpec(spec: ServiceSpecInput) {
+  return (object: StoredObject): StoredObject => ({ ...object, spec: spec as Record<string, unknown> });
+}
+
+/** An in-memory store that records every write as `<type> <Kind>/<name>`. */
+export function recordingStore(): { store: ObjectStore; actions: string[]; take(): string[] } {
+  const store = openStore("memory");
+  const actions: string[] = [];
+  store.subscribe((event) => actions.push(`${event.type} ${event.kind}/${event.object.metadata.name}`));
+  return { store, actions, take: () => actions.splice(0) };
+}
+
+export function status(store: ObjectStore, name: string) {
+  return store.get("Service", name)?.status as StatusView | undefined;
+}
+
+export function condition(store: ObjectStore, service: string, type: string) {
+  return status(store, service)?.conditions.find((entry) => entry.type === type);
+}
+
+export function revisionNames(store: ObjectStore): string[] {
+  return store.list("ServiceRevision").map((revision) => revision.metadata.name);
+}
+
+export interface StatusView {
+  observedGeneration: number;
+  latestRevision?: string;
+  liveRevision?: string;
+  conditions: {
+    type: string;
+    status: string;
+    reason: string;
+    message: string;
+    lastTransitionTime: string;
+    observedGeneration: number;
+  }[];
+}
