@@ -1,0 +1,83 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POLICIES } from "../../policies/policies";
+import { createTestStack, type TestStack } from "../helpers/pulumi";
+
+const pack = path.resolve(__dirname, "../../policies");
+const example = path.resolve(__dirname, "../../examples/policy-violations");
+const named = (level: string) => POLICIES.filter((p) => p.enforcementLevel === level).map((p) => p.name);
+
+describe("the policy pack through `pulumi preview --policy-pack`", () => {
+  let t: TestStack;
+
+  beforeAll(async () => {
+    t = await createTestStack(example);
+    // The pack reports every violation of the stack at once; the provider's check would stop at the first.
+    await t.stack.setConfig("exampledev:deferValidationToPolicies", { value: "true" });
+  });
+  afterAll(async () => t?.dispose());
+
+  /** Runs the preview with `fixed`/`violate` set; returns whether it passed and everything the CLI printed. */
+  async function preview(config: { fixed?: boolean; violate?: string[] }, policyPackConfig?: object) {
+    if (config.fixed) await t.stack.setConfig("fixed", { value: "true" });
+    for (const [index, policy] of (config.violate ?? []).entries()) {
+      await t.stack.setConfig(`violate[${index}]`, { value: policy }, true);
+    }
+    const printed: string[] = [];
+    const policyPackConfigs: string[] = [];
+    if (policyPackConfig) {
+      const file = path.join(t.stateDir, "policy-config.json");
+      writeFileSync(file, JSON.stringify(policyPackConfig));
+      policyPackConfigs.push(file);
+    }
+    try {
+      await t.stack.preview({
+        policyPacks: [pack],
+        policyPackConfigs,
+        onOutput: (line) => printed.push(line),
+      });
+      return { passed: true, output: printed.join("") };
+    } catch (error) {
+      return { passed: false, output: `${printed.join("")}\n${String(error)}` };
+    } finally {
+      for (const key of Object.keys(config)) await t.stack.removeConfig(key);
+    }
+  }
+
+  /** The report of one policy on the resource named after it: level, name, then the message with the path. */
+  const reported = (output: string, level: string, policy: string) =>
+    new RegExp(
+      `\\[${level}\\]\\s+${policy}\\s+\\(pulumi-nodejs:dynamic/exampledev:\\w+: ${policy}\\)\\n.*\\n\\s+\\w+ "${policy}": (spec|metadata)\\.\\S+: `,
+    ).test(output);
+
+  it("fails on a stack that breaks every mandatory rule once, naming each rule and its field path", async () => {
+    const { passed, output } = await preview({});
+    expect(passed).toBe(false);
+    const missing = named("mandatory").filter((policy) => !reported(output, "mandatory", policy));
+    expect(missing).toEqual([]);
+  });
+
+  it("previews clean once the same stack is fixed", async () => {
+    const { passed, output } = await preview({ fixed: true });
+    expect(passed).toBe(true);
+    expect(output).not.toMatch(/\[(mandatory|advisory)\]/);
+  });
+
+  it("warns without failing on an advisory violation", async () => {
+    const { passed, output } = await preview({ violate: ["bundle-digest-pinned"] });
+    expect(passed).toBe(true);
+    expect(reported(output, "advisory", "bundle-digest-pinned")).toBe(true);
+  });
+
+  it("passes when the policy config lowers the violated rule to advisory", async () => {
+    const broken = { violate: ["drain-minimum"] };
+    const strict = await preview(broken);
+    expect(strict.passed).toBe(false);
+    expect(reported(strict.output, "mandatory", "drain-minimum")).toBe(true);
+
+    const lowered = await preview(broken, { "drain-minimum": "advisory" });
+    expect(lowered.passed).toBe(true);
+    expect(reported(lowered.output, "advisory", "drain-minimum")).toBe(true);
+  });
+});
