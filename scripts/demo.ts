@@ -27,14 +27,20 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { keep: { type: "boolean", default: false } } });
   const workDir = mkdtempSync(path.join(tmpdir(), "exampledev-demo-"));
   mkdirSync(path.join(workDir, "backend"));
-  const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(workDir, { recursive: true, force: true })];
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => rmSync(workDir, { recursive: true, force: true }),
+  ];
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
 
   try {
     step("starting the local API server and an OCI registry on loopback");
-    const server = await startServer({ port: 0, storage: { dir: path.join(workDir, "data") }, logLevel: "warn" });
+    const server = await startServer({
+      port: 0,
+      storage: { dir: path.join(workDir, "data") },
+      logLevel: "warn",
+    });
     cleanups.push(() => server.close());
     const registry = await startRegistry();
     cleanups.push(() => registry.stop());
@@ -43,7 +49,11 @@ async function main(): Promise<void> {
 
     step("pushing a sample bundle");
     const bundleRepo = registry.repo("demo/hello");
-    const digest = await pushArtifact(registry, { path: "demo/hello", tag: "v1", content: "hello bundle v1" });
+    const digest = await pushArtifact(registry, {
+      path: "demo/hello",
+      tag: "v1",
+      content: "hello bundle v1",
+    });
     console.log(`  ${bundleRepo}:v1 -> ${digest}`);
 
     step("pulumi up examples/quickstart (the real Pulumi CLI)");
@@ -67,9 +77,13 @@ async function main(): Promise<void> {
     cleanups.push(() => client.close());
     const listRevisions = async () => {
       const service = first.outputs.serviceName?.value as string;
-      const revisions = await client.serviceRevisions.listAll({ labelSelector: `compute.example.dev/service=${service}` });
+      const revisions = await client.serviceRevisions.listAll({
+        labelSelector: `compute.example.dev/service=${service}`,
+      });
       for (const revision of revisions) {
-        console.log(`  ${revision.metadata.name}  ${revision.spec.bundle.repo}@${revision.spec.bundle.digest}`);
+        console.log(
+          `  ${revision.metadata.name}  ${revision.spec.bundle.repo}@${revision.spec.bundle.digest}`,
+        );
       }
     };
     step("ServiceRevisions listed from the API");
@@ -87,7 +101,9 @@ async function main(): Promise<void> {
 
     if (values.keep) {
       step("--keep: everything stays up; Ctrl-C tears it down");
-      console.log(`  npm run pulumi -- -C examples/quickstart stack ls  # with PULUMI_BACKEND_URL=${pulumi.env.PULUMI_BACKEND_URL}`);
+      console.log(
+        `  npm run pulumi -- -C examples/quickstart stack ls  # with PULUMI_BACKEND_URL=${pulumi.env.PULUMI_BACKEND_URL}`,
+      );
       await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
     }
     step("tearing down: pulumi destroy, server and registry stopped");

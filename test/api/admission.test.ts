@@ -96,7 +96,9 @@ describe("admission", () => {
       await server.call("POST", pathOf("Service"), { body: manifest("Service", name, VALID_SPECS.Service) });
       await server.idle(); // the controller's status write moves resourceVersion
       const created = (await server.call("GET", pathOf("Service", name))).body;
-      const template = { spec: { ...created.spec.template.spec, backend: undefined, filter: { phase: "request" } } };
+      const template = {
+        spec: { ...created.spec.template.spec, backend: undefined, filter: { phase: "request" } },
+      };
       const reply = await server.call("PUT", pathOf("Service", name), {
         body: { ...created, spec: { ...created.spec, template } },
       });
