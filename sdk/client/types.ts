@@ -20,6 +20,8 @@ export interface OwnerReference {
 /** Metadata of a stored object; the server sets everything but name, labels and annotations. */
 export interface ObjectMeta {
   name: string;
+  /** On create without a name: the server appends a random suffix to this prefix. */
+  generateName?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;

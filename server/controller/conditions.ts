@@ -1,16 +1,12 @@
 // Kubernetes conditions: a type, a status, a machine reason and a message for people. The transition time
 // moves only when the status does, so a controller that says the same thing again changes nothing.
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+import type { Condition as ApiCondition } from "../../sdk/client/types";
 
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration: number;
-}
+export type { ConditionStatus } from "../../sdk/client/types";
+
+/** The API's condition shape; the controller always records the generation it observed. */
+export type Condition = ApiCondition & { observedGeneration: number };
 
 /** What a sync decides; the transition time and generation are filled in by `nextConditions`. */
 export type ConditionState = Pick<Condition, "type" | "status" | "reason" | "message">;

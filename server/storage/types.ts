@@ -1,30 +1,13 @@
+import type { ObjectMeta as ApiObjectMeta } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type { OwnerReference } from "../../sdk/client/types";
 
 /**
- * Kubernetes object metadata. The server sets `uid`, `resourceVersion`, `generation` and
- * `creationTimestamp` on create; they are optional here because objects handed to `create` lack them.
+ * Kubernetes object metadata, as the client types declare it. The server sets `uid`, `resourceVersion`,
+ * `generation` and `creationTimestamp` on create; they are optional because objects handed to `create` lack them.
  */
-export interface ObjectMeta {
-  name: string;
-  generateName?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-}
+export type ObjectMeta = ApiObjectMeta;
 
 /** An object as stored: secret values are intact (redaction happens only in responses and logs). */
 export interface StoredObject {

@@ -6,15 +6,16 @@ import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
 import { request } from "undici";
-import { resourceProvider } from "../../provider";
+import { resourceProvider, type SETTING_KEYS } from "../../provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
 
 /** What Pulumi stores as `__provider`: the serialized provider. Opaque to the provider itself. */
 export const SERIALIZED_PROVIDER = "exports.handler = __provider_shim;";
 
+/** Stack config as the provider reads it: any of its setting keys. */
 export type ProviderConfig = Partial<
-  Record<"exampledev:baseUrl" | "exampledev:token" | "exampledev:requestTimeoutSeconds", string>
+  Record<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]["config"], string>
 >;
 
 /**
