@@ -31,11 +31,9 @@ class PartialFailure extends Error {
 /** The dynamic provider of one kind: check, diff, create, read, update and delete over the HTTP API. */
 export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
   private readonly behaviour;
-  private readonly label: string;
 
   constructor(private readonly kind: KindName) {
     this.behaviour = KIND_BEHAVIOUR[kind];
-    this.label = kind;
   }
 
   async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
@@ -100,7 +98,7 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       if (!(error instanceof AlreadyExistsError)) throw error;
       if (!inputs.adopt) {
         throw new Error(
-          `${this.label} "${name}" already exists on the server and is not managed by this stack. ` +
+          `${this.kind} "${name}" already exists on the server and is not managed by this stack. ` +
             `To take it over, set \`adopt: true\` on the resource (its spec is then replaced by the program's); ` +
             `otherwise choose another metadata.name or delete the existing object.`,
         );
@@ -168,7 +166,7 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       const lastSeen =
         (error instanceof WaitFailedError && (error.lastSeen as AnyObject | undefined)) || written;
       const cause = error instanceof Error ? error.message : String(error);
-      const message = `${this.label} "${name}" was written but did not become ready: ${cause}`;
+      const message = `${this.kind} "${name}" was written but did not become ready: ${cause}`;
       const properties = { ...outputsOf(this.kind, inputs, lastSeen), __provider: inputs.__provider };
       throw new PartialFailure(message, name, properties as ObjectOutputs, [message]);
     }
