@@ -10,7 +10,7 @@ import {
   resolveBundle,
 } from "../../server/controller/oci";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
-import { startTokenServer, type TokenServer } from "../helpers/token-server";
+import { requestToken, startTokenServer, type TokenServer } from "../helpers/token-server";
 
 const ALICE = { username: "alice", password: "pw-alice-5b2e9c71" };
 const WRONG_PASSWORD = "pw-wrong-a91c4730";
@@ -114,12 +114,7 @@ describe("resolveBundle", () => {
   let digests: { open: string; latest: string; basic: string; token: string };
 
   async function tokenFor(scope: string): Promise<string> {
-    const url = new URL(tokenServer.realm);
-    url.searchParams.set("service", tokenServer.service);
-    url.searchParams.set("scope", scope);
-    const authorization = `Basic ${Buffer.from(`${ALICE.username}:${ALICE.password}`).toString("base64")}`;
-    const response = await request(url, { headers: { authorization } });
-    const { token } = (await response.body.json()) as { token: string };
+    const token = await requestToken(tokenServer, ALICE, scope);
     secrets.add(token);
     return token;
   }

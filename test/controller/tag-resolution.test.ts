@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OCICredentialsInput, ServiceSpecInput } from "../../sdk/schema";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { startTokenServer, type TokenServer } from "../helpers/token-server";
+import { requestToken, startTokenServer, type TokenServer } from "../helpers/token-server";
 import { ServiceApi } from "./api";
 import type { StatusView } from "./fixtures";
 
@@ -27,12 +27,7 @@ let api: ServiceApi;
 const digests: Record<"open" | "basic" | "token", string> = { open: "", basic: "", token: "" };
 
 async function tokenFor(scope: string): Promise<string> {
-  const url = new URL(tokenServer.realm);
-  url.searchParams.set("service", tokenServer.service);
-  url.searchParams.set("scope", scope);
-  const authorization = `Basic ${Buffer.from(`${ALICE.username}:${ALICE.password}`).toString("base64")}`;
-  const response = await request(url, { headers: { authorization } });
-  const { token } = (await response.body.json()) as { token: string };
+  const token = await requestToken(tokenServer, ALICE, scope);
   secrets.add(token);
   return token;
 }

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { request } from "undici";
 
 const TOKEN_LIFETIME_SECONDS = 300;
 
@@ -211,4 +212,19 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A token for `scope` from the token server, asked with HTTP basic auth as a registry client would. */
+export async function requestToken(
+  tokenServer: TokenServer,
+  account: { username: string; password: string },
+  scope: string,
+): Promise<string> {
+  const url = new URL(tokenServer.realm);
+  url.searchParams.set("service", tokenServer.service);
+  url.searchParams.set("scope", scope);
+  const authorization = `Basic ${Buffer.from(`${account.username}:${account.password}`).toString("base64")}`;
+  const response = await request(url, { headers: { authorization } });
+  const { token } = (await response.body.json()) as { token: string };
+  return token;
 }
