@@ -23,8 +23,9 @@ export function serviceAccepted(written: KnownObject, now: () => number = Date.n
   const generation = written.metadata.generation ?? 1;
   const before = conditionOf(written, "Accepted");
   const graceUntil = now() + STALE_FAILURE_GRACE_MS;
+  // Only a verdict on this very generation can be stale; after a spec change the controller judges anew.
   const isStale = (accepted: ApiCondition) =>
-    before !== undefined &&
+    before?.observedGeneration === generation &&
     accepted.reason === before.reason &&
     accepted.lastTransitionTime === before.lastTransitionTime &&
     now() < graceUntil;
