@@ -1,5 +1,6 @@
 // The pinned Pulumi toolchain, for code that drives the CLI through the Automation API (the demo, the tests).
 import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 
@@ -13,14 +14,20 @@ export function toolchainBinDir(): string {
   }).trim();
 }
 
-/** The pinned CLI, and the environment it runs with: offline, a file:// backend in `stateDir`. */
+/**
+ * The pinned CLI, and the environment it runs with: offline, a file:// backend in `stateDir`, and its
+ * temporary files (the Node language host leaves pipe folders behind) in `stateDir` too.
+ */
 export async function pinnedPulumi(stateDir: string, passphrase: string) {
   const binDir = toolchainBinDir();
+  const tmp = path.join(stateDir, "tmp");
+  mkdirSync(tmp, { recursive: true });
   const env: Record<string, string> = {
     PATH: [binDir, path.join(repo, "node_modules/.bin"), process.env.PATH].join(path.delimiter),
     PULUMI_HOME: path.join(stateDir, "home"),
     PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
     PULUMI_CONFIG_PASSPHRASE: passphrase,
+    TMPDIR: tmp,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
   };
