@@ -1,7 +1,14 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { AlreadyExistsError, type Client, ConflictError, NotFoundError } from "../sdk/client";
-import { applyDefaults, isUnknown, KINDS, type KindName, validateSpec } from "../sdk/schema";
+import {
+  applyDefaults,
+  isUnknown,
+  KINDS,
+  type KindName,
+  metadataProblems,
+  validateSpec,
+} from "../sdk/schema";
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
 import { WaitFailedError, waitFor } from "./await/wait";
@@ -42,15 +49,21 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
 
   async check(olds: Partial<ObjectInputs>, news: ObjectInputs): Promise<pulumi.dynamic.CheckResult> {
     const inputs = { ...news, ...this.chooseName(olds, news) };
-    if (isUnknown(news.spec)) return { inputs };
-    const failures = checkDefersToPolicies()
+    // Messages start with their path. A failure names no property: the engine would print the value of a
+    // top-level input there, and a spec can hold secrets.
+    const failure = (reason: string) => ({ property: "", reason });
+    // Metadata syntax is not among the pack's rules, so check reports it whatever the setting below.
+    const metadataFailures = isUnknown(inputs.metadata) ? [] : metadataProblems(inputs.metadata).map(failure);
+    if (isUnknown(news.spec)) return { inputs, failures: metadataFailures };
+    const specFailures = checkDefersToPolicies()
       ? []
       : validateSpec(this.kind, news.spec)
           .filter((violation) => violation.severity === "error")
-          // A violation's message starts with its path. The failure names no property: the engine would
-          // print the value of a top-level input there, and a spec can hold secrets.
-          .map((violation) => ({ property: "", reason: violation.message }));
-    return { inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) }, failures };
+          .map((violation) => failure(violation.message));
+    return {
+      inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) },
+      failures: [...metadataFailures, ...specFailures],
+    };
   }
 
   /** The object's name: the program's, else the one generated earlier (kept in state), else a new one. */

@@ -11,6 +11,14 @@ export { applyDefaults } from "./defaults";
 export { parseDuration } from "./duration";
 export { BACKEND_PROTOCOLS, BINDING_TYPES, FAILURE_MODES, FILTER_PHASES, MANAGED_PROVIDER } from "./enums";
 export { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
+export {
+  isObjectName,
+  keyProblem,
+  labelValueProblem,
+  MAX_NAME_LENGTH,
+  metadataProblems,
+  nameProblem,
+} from "./metadata";
 export * from "./proxy";
 export { RULES } from "./rules/catalog";
 export {

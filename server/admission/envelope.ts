@@ -1,8 +1,14 @@
-import { KINDS, type KindName } from "../../sdk/schema";
+import {
+  KINDS,
+  type KindName,
+  keyProblem,
+  labelValueProblem,
+  MAX_NAME_LENGTH,
+  nameProblem,
+} from "../../sdk/schema";
 import { badRequest, type StatusCause } from "../errors";
 import { isRecord, withoutUndefined } from "../records";
 import type { ObjectMeta, OwnerReference } from "../storage";
-import { keyProblem, labelValueProblem, MAX_NAME_LENGTH, nameProblem } from "./names";
 
 /** The metadata a client may write; the rest of ObjectMeta is server-owned. */
 export type ClientMeta = Pick<

@@ -1,4 +1,4 @@
-import { keyProblem, labelValueProblem } from "../admission/names";
+import { keyProblem, labelValueProblem } from "../../sdk/schema";
 import { badRequest } from "../errors";
 
 /** One requirement of a Kubernetes label selector. */

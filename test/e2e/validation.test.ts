@@ -33,13 +33,24 @@ describe("validation errors through the real Pulumi CLI", () => {
     await t.stack.removeConfig("drainTimeout");
   });
 
-  it("fails up with the server's causes when the API rejects the object", async () => {
-    // The provider's check leaves names to the API: the server's 422 must reach the user intact.
+  it("fails preview on an object name the API would refuse", async () => {
     await t.stack.setConfig("name", { value: "Not_A_DNS_Name" });
+    const failure = await t.stack.preview({ onOutput }).catch((error: Error) => error);
+    expect(String(failure)).toContain("metadata.name: must be a DNS-1123 subdomain");
+    await t.stack.removeConfig("name");
+  });
+
+  it("fails up with the server's causes when the API rejects the object", async () => {
+    // With spec errors left to the policy pack, nothing stops the object before the API: its 422 must reach
+    // the user intact.
+    await t.stack.setAllConfig({
+      "exampledev:deferValidationToPolicies": { value: "true" },
+      drainTimeout: { value: "90s" },
+    });
     const failure = await t.stack.up({ onOutput }).catch((error: Error) => error);
     expect(failure).toBeInstanceOf(Error);
-    expect(String(failure)).toMatch(/Proxy "Not_A_DNS_Name".*422/);
-    expect(String(failure)).toContain("metadata.name");
+    expect(String(failure)).toMatch(/Proxy "edge" was rejected \(422 Invalid\)/);
+    expect(String(failure)).toContain("spec.shutdown.minimumDrainTime");
   });
 
   it("never prints the secret in those errors", () => {

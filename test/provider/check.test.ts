@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
-import { applyDefaults, type KindName, UNKNOWN, validateSpec } from "../../sdk/schema";
-import { nameProblem } from "../../server/admission/names";
+import { applyDefaults, type KindName, nameProblem, UNKNOWN, validateSpec } from "../../sdk/schema";
 import { checked, declared } from "../helpers/provider";
 import { DIGEST, digestService, REPO, RUNTIME, revisionWithCredentials, taggedService } from "./fixtures";
 

@@ -1,4 +1,5 @@
 import { DURATION_EXAMPLES, parseDuration } from "../duration";
+import { isObjectName } from "../metadata";
 import type { RuleInfo } from "../violation";
 import { ALL_KINDS, quote, SERVICE_KINDS } from "./helpers";
 
@@ -78,9 +79,6 @@ export const tagFormat: ValueRule<string> = {
     `${quote(value)} is not an OCI tag; use letters, digits, "_", "." and "-" (not first), at most 128 characters, such as "v1.2.0"`,
 };
 
-const DNS1123_LABEL = "[a-z0-9](?:[-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(?:\\.${DNS1123_LABEL})*$`);
-
 export const dns1123Name: ValueRule<string> = {
   info: {
     id: "dns1123-name",
@@ -90,7 +88,7 @@ export const dns1123Name: ValueRule<string> = {
     description:
       "A name that refers to another object is empty (default) or a DNS-1123 subdomain: lowercase letters, digits, - and ., at most 253 characters.",
   },
-  accepts: (value) => value === "" || (value.length <= 253 && DNS1123_SUBDOMAIN.test(value)),
+  accepts: (value) => value === "" || isObjectName(value),
   fix: (value) =>
     `${quote(value)} is not a valid object name; use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit (at most 253 characters), or leave it empty for the default`,
 };

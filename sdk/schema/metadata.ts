@@ -1,4 +1,10 @@
-/** Kubernetes object-metadata syntax (apimachinery's validation), shared by admission and label selectors. */
+import { isPlainObject, isUnknown } from "./sentinel";
+
+/**
+ * Kubernetes object-metadata syntax (apimachinery's validation): object names, label and annotation keys, label
+ * values. The server's admission and label selectors, the provider's check and the spec's own name references
+ * all use these.
+ */
 
 const DNS1123_LABEL = "[a-z0-9](?:[-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(?:\\.${DNS1123_LABEL})*$`);
@@ -6,6 +12,11 @@ const QUALIFIED_NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 export const MAX_NAME_LENGTH = 253;
+
+/** Whether `name` is a DNS-1123 subdomain of at most 253 characters, as object names are. */
+export function isObjectName(name: string): boolean {
+  return nameProblem(name) === undefined;
+}
 
 /** Why `name` is not a DNS-1123 subdomain, or undefined when it is one. */
 export function nameProblem(name: string): string | undefined {
@@ -33,4 +44,35 @@ export function labelValueProblem(value: string): string | undefined {
     return `value "${value}" must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
   }
   return undefined;
+}
+
+/**
+ * Problems with an object's declared metadata (name, labels, annotations), each message starting with its path.
+ * Values not known yet (the unknown sentinel, or anything not a string) are left for later.
+ */
+export function metadataProblems(metadata: {
+  name?: unknown;
+  labels?: unknown;
+  annotations?: unknown;
+}): string[] {
+  const problems: string[] = [];
+  const name = metadata.name;
+  if (typeof name === "string" && !isUnknown(name)) {
+    const problem = nameProblem(name);
+    if (problem) problems.push(`metadata.name: ${problem}`);
+  }
+  for (const [field, checkValue] of [
+    ["labels", true],
+    ["annotations", false],
+  ] as const) {
+    const entries = metadata[field];
+    if (!isPlainObject(entries)) continue;
+    for (const [key, value] of Object.entries(entries)) {
+      const problem =
+        keyProblem(key) ??
+        (checkValue && typeof value === "string" && !isUnknown(value) ? labelValueProblem(value) : undefined);
+      if (problem) problems.push(`metadata.${field}: ${problem}`);
+    }
+  }
+  return problems;
 }
