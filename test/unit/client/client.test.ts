@@ -1,5 +1,6 @@
 // What the client sends for each operation and how it reads the answers, against a recording loopback
 // server. The API's semantics are tested against the real server in test/api/client.test.ts.
+
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type Client,
@@ -10,14 +11,8 @@ import {
   type ServiceInput,
   WaitTimeoutError,
 } from "../../../sdk/client";
-import {
-  json,
-  type Peer,
-  type PeerHandler,
-  type RecordedRequest,
-  selfSignedCertificate,
-  startPeer,
-} from "./peer";
+import { selfSignedCertificate } from "../../helpers/certificates";
+import { json, type Peer, type PeerHandler, type RecordedRequest, startPeer } from "./peer";
 
 const SERVICES = "/apis/compute.example.dev/v1alpha1/services";
 
