@@ -6,9 +6,13 @@ import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
 import { request } from "undici";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { resourceProvider, type SETTING_KEYS } from "../../provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
+import { type Client, createClient } from "../../sdk/client";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import type { ServerOptions } from "../../server";
+import { startTestServer, type TestServer } from "./server";
 
 /** What Pulumi stores as `__provider`: the serialized provider. Opaque to the provider itself. */
 export const SERIALIZED_PROVIDER = "exports.handler = __provider_shim;";
@@ -248,5 +252,42 @@ export async function startSilentRegistry(): Promise<SilentRegistry> {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * For a describe block: a test server, a client of it, and at most one loopback proxy per test, closed after
+ * it. `through(handler)` puts a proxy in front of the server and points the provider at the proxy.
+ */
+export function useProxiedServer(options: Partial<ServerOptions> = {}) {
+  const state: { server?: TestServer; api?: Client; proxy?: LoopbackProxy } = {};
+  beforeAll(async () => {
+    state.server = await startTestServer({ logLevel: "warn", ...options });
+    state.api = createClient({ baseUrl: state.server.url });
+  });
+  afterEach(async () => {
+    await state.proxy?.close();
+    state.proxy = undefined;
+  });
+  afterAll(async () => {
+    await state.api?.close();
+    await state.server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("useProxiedServer: used outside a test");
+    return value;
+  };
+  return {
+    get server(): TestServer {
+      return started(state.server);
+    },
+    get api(): Client {
+      return started(state.api);
+    },
+    async through(handler?: ProxyHandler): Promise<LoopbackProxy> {
+      state.proxy = await startLoopbackProxy(started(state.server).url, handler);
+      await configureProvider({ "exampledev:baseUrl": state.proxy.url });
+      return state.proxy;
+    },
   };
 }

@@ -1,21 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
 import type { ObjectInputs } from "../../provider/state";
-import { type Client, createClient } from "../../sdk/client";
 import {
   checked,
   configureProvider,
   created,
   declared,
   failingFirst,
-  type LoopbackProxy,
   type ProxiedReply,
   type ProxyHandler,
   rejection,
-  startLoopbackProxy,
   statusBody,
+  useProxiedServer,
 } from "../helpers/provider";
-import { pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { pathOf } from "../helpers/server";
 import { digestService, proxyWithKeys, REPO, revisionWithCredentials, SECRETS } from "./fixtures";
 
 const UNAVAILABLE: Record<string, ProxiedReply> = {
@@ -35,28 +33,8 @@ const expectNoSecret = (text: string) => {
 };
 
 describe("HTTP resilience through the provider", () => {
-  let server: TestServer;
-  let api: Client;
-  let proxy: LoopbackProxy | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ logLevel: "warn" });
-    api = createClient({ baseUrl: server.url });
-  });
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(async () => {
-    await api?.close();
-    await server?.close();
-  });
-
-  async function through(handler: ProxyHandler): Promise<LoopbackProxy> {
-    proxy = await startLoopbackProxy(server.url, handler);
-    await configureProvider({ "exampledev:baseUrl": proxy.url });
-    return proxy;
-  }
+  const env = useProxiedServer();
+  const { through } = env;
 
   describe.each(Object.keys(UNAVAILABLE))("from a server answering %s twice first", (answer) => {
     const reply = UNAVAILABLE[answer] as ProxiedReply;
@@ -70,11 +48,11 @@ describe("HTTP resilience through the provider", () => {
         reply.status,
         201,
       ]);
-      expect((await api.proxies.get(outs.metadata.name)).metadata.uid).toBe(outs.metadata.uid);
+      expect((await env.api.proxies.get(outs.metadata.name)).metadata.uid).toBe(outs.metadata.uid);
     });
 
     it("reads", async () => {
-      await configureProvider({ "exampledev:baseUrl": server.url });
+      await configureProvider({ "exampledev:baseUrl": env.server.url });
       const { outs: state } = await created("Proxy", declared("edge", {}));
       const seen = await through(twice("GET"));
       const { id } = await resourceProvider("Proxy").read(state.metadata.name, state);
@@ -87,7 +65,7 @@ describe("HTTP resilience through the provider", () => {
     });
 
     it("deletes", async () => {
-      await configureProvider({ "exampledev:baseUrl": server.url });
+      await configureProvider({ "exampledev:baseUrl": env.server.url });
       const { outs: state } = await created(
         "Service",
         declared("api", digestService(REPO), { await: { skip: true } }),
@@ -99,7 +77,7 @@ describe("HTTP resilience through the provider", () => {
         reply.status,
         200,
       ]);
-      expect((await server.call("GET", pathOf("Service", state.metadata.name))).status).toBe(404);
+      expect((await env.server.call("GET", pathOf("Service", state.metadata.name))).status).toBe(404);
     });
   });
 
@@ -115,7 +93,7 @@ describe("HTTP resilience through the provider", () => {
     expect(seen.seen("POST", pathOf("ServiceRevision")).map((exchange) => exchange.status)).toEqual([
       504, 409,
     ]);
-    expect((await api.serviceRevisions.get(outs.metadata.name)).metadata.uid).toBe(outs.metadata.uid);
+    expect((await env.api.serviceRevisions.get(outs.metadata.name)).metadata.uid).toBe(outs.metadata.uid);
   });
 
   it("gives up on a server that stays unavailable, naming the object and the status", async () => {
@@ -153,7 +131,7 @@ describe("HTTP resilience through the provider", () => {
     });
 
     it("carries no secret even when the server quotes the request back in its causes", async () => {
-      await configureProvider({ "exampledev:baseUrl": server.url });
+      await configureProvider({ "exampledev:baseUrl": env.server.url });
       const { outs: state } = await created("Proxy", declared("edge", proxyWithKeys()));
       const echo: ProxyHandler = async (request, forward) =>
         request.method === "GET"

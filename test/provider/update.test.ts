@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
-import { type Client, createClient } from "../../sdk/client";
 import type { KindName } from "../../sdk/schema";
 import {
   checked,
@@ -9,42 +8,19 @@ import {
   created,
   type DeclaredOptions,
   declared,
-  type LoopbackProxy,
   type Outputs,
-  type ProxyHandler,
   rejection,
   SERIALIZED_PROVIDER,
-  startLoopbackProxy,
+  useProxiedServer,
 } from "../helpers/provider";
-import { pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { pathOf } from "../helpers/server";
 import { digestService, REPO, revisionWithCredentials, taggedService } from "./fixtures";
 
 const AWAIT = { timeoutSeconds: 30 };
 
 describe("update", () => {
-  let server: TestServer;
-  let api: Client;
-  let proxy: LoopbackProxy | undefined;
-
-  beforeAll(async () => {
-    server = await startTestServer({ logLevel: "warn" });
-    api = createClient({ baseUrl: server.url });
-  });
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(async () => {
-    await api?.close();
-    await server?.close();
-  });
-
-  /** Points the provider at the server through a loopback proxy answering with `handler`. */
-  async function through(handler?: ProxyHandler): Promise<LoopbackProxy> {
-    proxy = await startLoopbackProxy(server.url, handler);
-    await configureProvider({ "exampledev:baseUrl": proxy.url });
-    return proxy;
-  }
+  const env = useProxiedServer();
+  const { through } = env;
 
   /** check then update, as `pulumi up` does for a changed program. */
   async function updated(kind: KindName, state: ObjectOutputs, spec: unknown, options: DeclaredOptions) {
@@ -54,13 +30,13 @@ describe("update", () => {
 
   /** A concurrent writer: labels the object through the real API, moving its resourceVersion on. */
   const touch = (kind: KindName, name: string) =>
-    server.call("PATCH", pathOf(kind, name), {
+    env.server.call("PATCH", pathOf(kind, name), {
       body: { metadata: { annotations: { "example.dev/touched": String(Date.now()) } } },
       contentType: "application/merge-patch+json",
     });
 
   it("sends the full declared object with the resourceVersion it has just read", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const { outs: state } = await created("Proxy", declared("edge", {}, { metadata: { name: "edge" } }));
     await touch("Proxy", "edge");
     const seen = await through();
@@ -82,14 +58,14 @@ describe("update", () => {
       metadata: { name: "edge", labels: { tier: "edge" }, resourceVersion: read.metadata.resourceVersion },
       spec: { provider: "cloud", shutdown: { drainTimeout: "10s", minimumDrainTime: "30s" } },
     });
-    const stored = await api.proxies.get("edge");
+    const stored = await env.api.proxies.get("edge");
     expect(stored.metadata.annotations ?? {}).toEqual({});
     expect(outs.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
     expect(outs.spec.shutdown).toEqual(stored.spec.shutdown);
   });
 
   it("re-reads and retries when a concurrent write makes its PUT conflict", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const { outs: state } = await created("Proxy", declared("racy", {}, { metadata: { name: "racy" } }));
     let raced = false;
     const seen = await through(async (request, forward) => {
@@ -109,13 +85,13 @@ describe("update", () => {
     expect(JSON.parse(puts[1]?.requestBody ?? "{}").metadata.resourceVersion).toBe(
       reread.metadata.resourceVersion,
     );
-    const stored = await api.proxies.get("racy");
+    const stored = await env.api.proxies.get("racy");
     expect(stored.spec.provider).toBe("aws");
     expect(outs.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
   });
 
   it("gives up after a bounded number of conflicts, naming the object and the conflict", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const { outs: state } = await created(
       "Proxy",
       declared("contended", {}, { metadata: { name: "contended" } }),
@@ -133,11 +109,11 @@ describe("update", () => {
     const puts = seen.seen("PUT", pathOf("Proxy", "contended"));
     expect(puts.length).toBeGreaterThan(1);
     expect(puts.every((put) => put.status === 409)).toBe(true);
-    expect((await api.proxies.get("contended")).spec.provider).toBe("cloud");
+    expect((await env.api.proxies.get("contended")).spec.provider).toBe("cloud");
   });
 
   it("waits for the controller on a Service update, so latestRevision is the revision minted for it", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const options = { metadata: { name: "api" }, await: AWAIT };
     const { outs: first } = await created("Service", declared("api", digestService(REPO, "hello"), options));
     const seen = await through();
@@ -151,12 +127,12 @@ describe("update", () => {
     expect(outs.latestRevision).not.toBe(first.latestRevision);
     expect(outs).toMatchObject({ metadata: { generation: 2 }, status: { observedGeneration: 2 } });
     expect(outs.liveRevision).toBe(outs.latestRevision);
-    const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+    const revision = await env.api.serviceRevisions.get(outs.latestRevision as string);
     expect(revision.spec.env).toEqual([{ name: "GREETING", value: "bonjour" }]);
   });
 
   it("keeps the revision when only a Service's labels change (no new generation)", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const { outs: first } = await created(
       "Service",
       declared("labelled", digestService(REPO), { await: AWAIT }),
@@ -174,7 +150,7 @@ describe("update", () => {
   });
 
   it("fails a Service update the controller rejects as partially updated, keeping the object in state", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const options = { metadata: { name: "retagged" }, await: AWAIT };
     const { outs: first } = await created("Service", declared("retagged", digestService(REPO), options));
     // REPO's registry address has nothing listening: the controller reports the resolution failure.
@@ -185,11 +161,11 @@ describe("update", () => {
   });
 
   it("updates the labels of a ServiceRevision in place", async () => {
-    await configureProvider({ "exampledev:baseUrl": server.url });
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
     const spec = revisionWithCredentials(REPO);
     const { outs: state } = await created("ServiceRevision", declared("manual", spec));
     const outs = await updated("ServiceRevision", state, spec, { metadata: { labels: { stage: "canary" } } });
-    expect((await api.serviceRevisions.get(state.metadata.name)).metadata.labels).toMatchObject({
+    expect((await env.api.serviceRevisions.get(state.metadata.name)).metadata.labels).toMatchObject({
       stage: "canary",
     });
     expect(outs.metadata.uid).toBe(state.metadata.uid);

@@ -1,10 +1,6 @@
-// A real HTTP server on 127.0.0.1 that a test scripts to misbehave (drop connections, stall, answer 503):
-// the client's peer, not a mock of it. Each request is recorded with its body.
-import { execFile } from "node:child_process";
 import { createServer as createHttpServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 
 export interface RecordedRequest {
   method: string;
