@@ -60,8 +60,10 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       : validateSpec(this.kind, news.spec)
           .filter((violation) => violation.severity === "error")
           .map((violation) => failure(violation.message));
+    // A program without a spec (JavaScript, or a cast) gets the schema's message, not a serialization error.
+    const { spec, ...rest } = inputs;
     return {
-      inputs: { ...inputs, spec: applyDefaults(this.kind, news.spec) },
+      inputs: spec === undefined ? rest : { ...rest, spec: applyDefaults(this.kind, spec) },
       failures: [...metadataFailures, ...specFailures],
     };
   }

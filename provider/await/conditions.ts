@@ -6,6 +6,8 @@ type AnyObject = KnownObject | undefined;
 
 /** Controller reasons that no amount of waiting fixes: the provider fails with the controller's message. */
 const FAILED_REASONS = new Set(["BundleResolutionFailed", "InvalidSource"]);
+/** A pinned spec.liveRevision that cannot be served: a rollback to a typo must not look like success. */
+const LIVE_FAILED_REASONS = new Set(["RevisionNotFound", "RevisionNotOwned"]);
 
 export function conditionOf(object: AnyObject, type: string): ApiCondition | undefined {
   return object?.status?.conditions?.find((condition) => condition.type === type);
@@ -46,6 +48,14 @@ export function serviceAccepted(written: KnownObject, now: () => number = Date.n
         if (isStale(accepted))
           return { state: "pending", message: `the controller is checking again: ${accepted.message}` };
         return { state: "failed", reason: accepted.reason, message: accepted.message };
+      }
+      const live = conditionOf(object, "LiveRevisionReady");
+      if (
+        live?.status === "False" &&
+        LIVE_FAILED_REASONS.has(live.reason) &&
+        (live.observedGeneration ?? 0) >= generation
+      ) {
+        return { state: "failed", reason: live.reason, message: live.message };
       }
       return { state: "ready" };
     },

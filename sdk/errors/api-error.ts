@@ -57,10 +57,14 @@ function describe(status: Status, subject: string, phrase: string): string {
 }
 
 function formatCauses(causes: readonly StatusCause[]): string {
-  return causes
-    .map((cause) => [cause.field, cause.message ?? cause.reason].filter(Boolean).join(": "))
-    .filter(Boolean)
-    .join("; ");
+  return causes.map(formatCause).filter(Boolean).join("; ");
+}
+
+/** `field: message`, unless the message already starts with its field (as this API's messages do). */
+function formatCause({ field, message, reason }: StatusCause): string {
+  const text = message ?? reason;
+  if (field && text?.startsWith(`${field}:`)) return text;
+  return [field, text].filter(Boolean).join(": ");
 }
 
 /** The server's message, unless it only repeats the reason ("Unauthorized"). */

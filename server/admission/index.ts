@@ -51,7 +51,9 @@ export function admit(
 ): Admitted {
   const warnings: string[] = [];
   const causes = metadataCauses(envelope.metadata, existing === undefined);
-  const name = envelope.metadata.name ?? generateName(envelope.metadata.generateName ?? "");
+  const { name: declared, generateName: prefix } = envelope.metadata;
+  // A generated name exists only once the object is admitted; errors name no object that never was.
+  const name = declared ?? (prefix === undefined ? undefined : generateName(prefix));
 
   let spec = envelope.spec;
   if (fieldValidation === "Strict") {
@@ -74,7 +76,8 @@ export function admit(
     if (violation.severity === "warning") warnings.push(violation.message);
     else causes.push({ reason: violation.reason, message: violation.message, field: violation.path });
   }
-  if (causes.length > 0) throw invalid(kind, name, causes);
+  // metadataCauses requires a name (or generateName) on create, so a missing one always comes with its cause.
+  if (causes.length > 0 || name === undefined) throw invalid(kind, name, causes);
 
   const stored = moveWriteOnlyPasswords(kind, spec) as Record<string, unknown>;
   if (kind === "ServiceRevision" && existing && !isDeepStrictEqual(stored, existing.spec)) {

@@ -9,3 +9,20 @@ export function single(query: Query, name: string): string | undefined {
     throw badRequest(`${name}: give the query parameter once, not ${value.length} times`);
   return value;
 }
+
+/**
+ * A hook that refuses the query parameters an operation does not support (400). Ignoring them would change
+ * what the request means: a `fieldSelector` or a misspelt `labelSelector` would widen a delete-collection to
+ * every object, and a `dryRun` write would really be written.
+ */
+export function onlyParameters(...names: string[]) {
+  const supported = new Set(names);
+  return async (request: { query: unknown }) => {
+    const unsupported = Object.keys((request.query ?? {}) as Query).filter((name) => !supported.has(name));
+    if (unsupported.length > 0) {
+      const here =
+        names.length > 0 ? `only ${names.join(", ")} ${names.length > 1 ? "are" : "is"}` : "none is";
+      throw badRequest(`unsupported query parameter ${unsupported.join(", ")}: ${here} supported here`);
+    }
+  };
+}

@@ -8,7 +8,7 @@ import { parseLimit } from "../resources/paging";
 import { PATCH_TYPES, type PatchType } from "../resources/patch";
 import { parseLabelSelector } from "../resources/selector";
 import type { ObjectStore } from "../storage";
-import { type Query, single } from "./query";
+import { onlyParameters, type Query, single } from "./query";
 
 export interface ResourceRoutesOptions {
   kind: KindName;
@@ -29,10 +29,12 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
-  const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false) };
-  const patchBody = { onRequest: acceptMediaTypes(PATCH_TYPES, true) };
+  const writeParameters = onlyParameters("fieldValidation");
+  const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
+  const patchBody = { onRequest: acceptMediaTypes(PATCH_TYPES, true), preValidation: writeParameters };
+  const listParameters = { preValidation: onlyParameters("labelSelector", "limit", "continue") };
 
-  fastify.get<{ Querystring: Query }>(collection, async (request) =>
+  fastify.get<{ Querystring: Query }>(collection, listParameters, async (request) =>
     operations.list({
       selector: parseLabelSelector(single(request.query, "labelSelector")),
       limit: parseLimit(single(request.query, "limit")),
@@ -48,8 +50,11 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return reply.code(201).send(object);
   });
 
-  fastify.delete<{ Querystring: Query }>(collection, async (request) =>
-    operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector"))),
+  fastify.delete<{ Querystring: Query }>(
+    collection,
+    { preValidation: onlyParameters("labelSelector") },
+    async (request) =>
+      operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector"))),
   );
 
   fastify.get<ItemRequest>(item, async (request) => operations.get(request.params.name));
@@ -76,7 +81,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return object;
   });
 
-  fastify.delete<ItemRequest>(item, async (request, reply) => {
+  fastify.delete<ItemRequest>(item, { preValidation: onlyParameters() }, async (request, reply) => {
     const outcome = operations.delete(request.params.name);
     return reply.code(outcome.code).send(outcome.status ?? outcome.object);
   });

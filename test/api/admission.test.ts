@@ -135,6 +135,20 @@ describe("admission", () => {
   });
 
   describe("metadata", () => {
+    it("requires a name, and names no object in the error when there is none", async () => {
+      const reply = await server.call("POST", pathOf("Service"), {
+        body: { ...manifest("Service", "unused", VALID_SPECS.Service), metadata: {} },
+      });
+      expect(reply.status).toBe(422);
+      expect(reply.body.message).toMatch(
+        /^Service\.compute\.example\.dev is invalid: metadata\.name: is required/,
+      );
+      expect(reply.body.details.name).toBeUndefined();
+      expect(reply.body.details.causes).toEqual([
+        expect.objectContaining({ field: "metadata.name", reason: "FieldValueRequired" }),
+      ]);
+    });
+
     it("generates a name from metadata.generateName", async () => {
       const body = { ...manifest("Proxy", "x", {}), metadata: { generateName: "edge-" } };
       const reply = await server.call("POST", pathOf("Proxy"), { body });

@@ -25,6 +25,27 @@ describe("errors are Kubernetes Status objects", () => {
     expectStatus(reply, 400, "BadRequest");
   });
 
+  it("refuses query parameters it does not support, rather than ignore them and widen a delete", async () => {
+    const fieldSelector = await server.call(
+      "DELETE",
+      `${pathOf("Proxy")}?fieldSelector=metadata.name%3Dother`,
+    );
+    expectStatus(fieldSelector, 400, "BadRequest");
+    expect(fieldSelector.body.message).toContain("fieldSelector");
+    expectStatus(
+      await server.call("DELETE", `${pathOf("Proxy")}?labelSelectr=team%3Dweb`),
+      400,
+      "BadRequest",
+    );
+    expectStatus(await server.call("GET", `${pathOf("Proxy")}?watch=true`), 400, "BadRequest");
+    const dryRun = await server.call("POST", `${pathOf("Proxy")}?dryRun=All`, {
+      body: manifest("Proxy", "dry", {}),
+    });
+    expectStatus(dryRun, 400, "BadRequest");
+    expect((await server.call("GET", pathOf("Proxy", "existing"))).status).toBe(200);
+    expect((await server.call("GET", pathOf("Proxy", "dry"))).status).toBe(404);
+  });
+
   it("answers a body that is not an object with 400 BadRequest", async () => {
     expectStatus(await server.call("POST", pathOf("Proxy"), { body: "[1, 2]" }), 400, "BadRequest");
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
+import type { ObjectInputs } from "../../provider/state";
 import { applyDefaults, type KindName, nameProblem, UNKNOWN, validateSpec } from "../../sdk/schema";
 import { checked, declared } from "../helpers/provider";
 import { DIGEST, digestService, REPO, RUNTIME, revisionWithCredentials, taggedService } from "./fixtures";
@@ -56,6 +57,13 @@ describe("check", () => {
     const [failure] = (await check("Proxy", declared("edge", spec))).failures ?? [];
     expect(failure?.reason.startsWith(`${violation?.path}:`)).toBe(true);
     expect(failure?.reason.split(violation?.path ?? "").length).toBe(2);
+  });
+
+  it("reports a missing spec as a failure, with no spec in the inputs it returns", async () => {
+    const { spec: _none, ...withoutSpec } = declared("svc", {});
+    const result = await resourceProvider("Service").check({}, withoutSpec as ObjectInputs);
+    expect(result.failures).toEqual([{ property: "", reason: expect.stringMatching(/^spec: is required/) }]);
+    expect(result.inputs).not.toHaveProperty("spec");
   });
 
   it("does not fail on the schema's warnings (a tag instead of a pinned digest)", async () => {

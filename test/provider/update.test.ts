@@ -160,6 +160,17 @@ describe("update", () => {
     expect(error.properties).toMatchObject({ __provider: SERIALIZED_PROVIDER, metadata: { generation: 2 } });
   });
 
+  it("fails an update that pins liveRevision to a revision that does not exist, with the controller's message", async () => {
+    await configureProvider({ "exampledev:baseUrl": env.server.url });
+    const options = { metadata: { name: "rolled-back" }, await: AWAIT };
+    const { outs: first } = await created("Service", declared("rolled-back", digestService(REPO), options));
+    const pinned = { ...digestService(REPO), liveRevision: "rolled-back-typo" };
+    const error = await rejection(updated("Service", first, pinned, options));
+    expect(error.message).toContain('Service "rolled-back" was written but did not become ready');
+    expect(error.message).toContain('"rolled-back-typo", which does not exist');
+    expect(error.id).toBe("rolled-back");
+  });
+
   it("updates the labels of a ServiceRevision in place", async () => {
     await configureProvider({ "exampledev:baseUrl": env.server.url });
     const spec = revisionWithCredentials(REPO);

@@ -119,6 +119,16 @@ describe("error messages", () => {
     ]);
   });
 
+  it("state a field path once when the cause's message already starts with it", () => {
+    const status = {
+      ...invalid,
+      details: { causes: [{ field: "spec.env[1].name", message: 'spec.env[1].name: "A" is already used' }] },
+    };
+    expect(apiErrorFromResponse(422, status, { kind: "Service", name: "api" }).message).toBe(
+      'Service "api" was rejected (422 Invalid): spec.env[1].name: "A" is already used',
+    );
+  });
+
   it("take the kind and name from the Status when the caller does not give them", () => {
     expect(apiErrorFromResponse(422, invalid).message).toMatch(
       /^Service "api" was rejected \(422 Invalid\): /,
