@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     step("changing the template (greeting) and running up again: a new revision is minted");
     await stack.setConfig("greeting", { value: "bonjour" });
     const second = await stack.up({ onOutput: (line) => process.stdout.write(line) });
+    step("stack outputs and ServiceRevisions after the second up");
     show(second.outputs);
     await listRevisions();
     if (second.outputs.liveRevision?.value === first.outputs.liveRevision?.value) {

@@ -127,7 +127,8 @@ export function conflict(kind: KindName, name: string): ApiError {
 /** 422 Invalid; `name` is undefined when the object has none yet (a create without one). */
 export function invalid(kind: KindName, name: string | undefined, causes: StatusCause[]): ApiError {
   const summary = causes.map((cause) => cause.message).join("; ");
-  const object = name === undefined ? `${kind}.${KINDS[kind].group}` : `${kind}.${KINDS[kind].group} "${name}"`;
+  const object =
+    name === undefined ? `${kind}.${KINDS[kind].group}` : `${kind}.${KINDS[kind].group} "${name}"`;
   return new ApiError("Invalid", `${object} is invalid: ${summary}`, {
     ...(name !== undefined && { name }),
     group: KINDS[kind].group,
