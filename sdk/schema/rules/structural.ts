@@ -17,7 +17,7 @@ export const requiredField: RuleInfo = {
   kinds: ALL_KINDS,
   path: "**",
   severity: "error",
-  description: "A field marked (required) in API-SPEC section 2 must be present.",
+  description: "A field the API requires must be present; the message names the expected type or values.",
 };
 
 export const fieldType: RuleInfo = {

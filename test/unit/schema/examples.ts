@@ -123,3 +123,16 @@ export function withValue<T>(spec: T, path: readonly (string | number)[], value:
   else parent[last] = value;
   return copy as T;
 }
+
+/** Every path of `value` that holds a value (leaves, objects and arrays alike). */
+export function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) => [
+      [...prefix, key],
+      ...pathsOf(item, [...prefix, key]),
+    ]);
+  }
+  return [];
+}

@@ -15,7 +15,7 @@ import {
   validateSpec,
   validateUpdate,
 } from "../../../sdk/schema";
-import { EXAMPLES, withValue } from "./examples";
+import { EXAMPLES, pathsOf, withValue } from "./examples";
 
 const REASONS = [
   "FieldValueRequired",
@@ -37,18 +37,6 @@ function expectWellFormed(kind: KindName, violations: Violation[]): void {
     expect(violation.path).toMatch(/^spec([.[]|$)/);
     expect(violation.message.startsWith(`${violation.path}: `)).toBe(true);
   }
-}
-
-function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
-  if (Array.isArray(value))
-    return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) => [
-      [...prefix, key],
-      ...pathsOf(item, [...prefix, key]),
-    ]);
-  }
-  return [];
 }
 
 function isObject(value: unknown): boolean {

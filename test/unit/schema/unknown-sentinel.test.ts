@@ -1,19 +1,6 @@
 import { expect, test } from "vitest";
 import { type KindName, UNKNOWN, validateSpec } from "../../../sdk/schema";
-import { cloudProxy, EXAMPLES, gitService, ociService, revision, withValue } from "./examples";
-
-/** Every path of `value` that holds a value (leaves, objects and arrays alike). */
-function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
-  if (Array.isArray(value))
-    return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) => [
-      [...prefix, key],
-      ...pathsOf(item, [...prefix, key]),
-    ]);
-  }
-  return [];
-}
+import { cloudProxy, EXAMPLES, gitService, ociService, pathsOf, revision, withValue } from "./examples";
 
 test.each(EXAMPLES.map((example) => [example.name, example] as const))(
   "in %s, any one field or object set to UNKNOWN is accepted",
