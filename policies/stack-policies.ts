@@ -60,21 +60,30 @@ export const uniqueObjectNames: StackValidationPolicy = {
   description:
     "Resources of one kind in a stack have distinct metadata.name values: names are cluster-scoped, so two resources with one name would manage the same API object.",
   enforcementLevel: "mandatory",
+  // Every resource that shares a name is reported, naming the others: the engine's resource order varies
+  // between runs, so "the later one" would move from run to run.
   validateStack: ({ resources }, reportViolation) => {
-    const firstByName = new Map<string, StackObject>();
+    const byName = new Map<string, StackObject[]>();
     for (const object of stackObjects(resources)) {
       const name = objectName(object.props);
       if (name === undefined) continue;
       const key = `${object.kind}/${name}`;
-      const first = firstByName.get(key);
-      if (first === undefined) {
-        firstByName.set(key, object);
-        continue;
+      byName.set(key, [...(byName.get(key) ?? []), object]);
+    }
+    for (const sharing of byName.values()) {
+      if (sharing.length < 2) continue;
+      const name = JSON.stringify(objectName(sharing[0]?.props ?? {}));
+      for (const object of sharing) {
+        const others = sharing
+          .filter((other) => other !== object)
+          .map((other) => describeResource(other.kind, other.name))
+          .sort()
+          .join(", ");
+        reportViolation(
+          `${describeResource(object.kind, object.name)}: metadata.name: ${name} is also the name of ${others} in this stack, so they would manage the same API object; give each a distinct metadata.name, or remove it to let Pulumi generate one`,
+          object.urn,
+        );
       }
-      reportViolation(
-        `${describeResource(object.kind, object.name)}: metadata.name: ${JSON.stringify(name)} is also the name of ${describeResource(first.kind, first.name)} in this stack, so both would manage the same API object; give each a distinct metadata.name, or remove it to let Pulumi generate one`,
-        object.urn,
-      );
     }
   },
 };

@@ -143,6 +143,8 @@ describe("the served policy pack", () => {
     const reports = await pack.analyzeStack(stack);
     expect(reports.map(({ policy, enforcementLevel }) => ({ policy, enforcementLevel }))).toEqual([
       { policy: "live-revision-managed", enforcementLevel: "advisory" },
+      // Both revisions that share "web-v1" are reported.
+      { policy: "unique-object-names", enforcementLevel: "mandatory" },
       { policy: "unique-object-names", enforcementLevel: "mandatory" },
     ]);
   });

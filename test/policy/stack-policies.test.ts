@@ -81,17 +81,27 @@ describe("unique-object-names", () => {
     expect(await runStackPolicy(uniqueObjectNames, stack)).toEqual([]);
   });
 
-  it("reports every later resource of a kind that reuses a name, against that resource", async () => {
+  it("reports every resource of a kind that shares a name, against that resource, naming the others", async () => {
     const stack = [
       service("web-a", undefined, { name: "web" }),
       service("web-b", undefined, { name: "web" }),
       service("web-c", undefined, { name: "web" }),
     ];
-    const message = (name: string) =>
-      `Service "${name}": metadata.name: "web" is also the name of Service "web-a" in this stack, so both would manage the same API object; give each a distinct metadata.name, or remove it to let Pulumi generate one`;
+    const message = (name: string, others: string) =>
+      `Service "${name}": metadata.name: "web" is also the name of ${others} in this stack, so they would manage the same API object; give each a distinct metadata.name, or remove it to let Pulumi generate one`;
     expect(await runStackPolicy(uniqueObjectNames, stack)).toEqual([
-      { message: message("web-b"), urn: testUrn(TYPE_TOKENS.Service, "web-b") },
-      { message: message("web-c"), urn: testUrn(TYPE_TOKENS.Service, "web-c") },
+      {
+        message: message("web-a", 'Service "web-b", Service "web-c"'),
+        urn: testUrn(TYPE_TOKENS.Service, "web-a"),
+      },
+      {
+        message: message("web-b", 'Service "web-a", Service "web-c"'),
+        urn: testUrn(TYPE_TOKENS.Service, "web-b"),
+      },
+      {
+        message: message("web-c", 'Service "web-a", Service "web-b"'),
+        urn: testUrn(TYPE_TOKENS.Service, "web-c"),
+      },
     ]);
   });
 
