@@ -31,11 +31,9 @@ function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
 }
 
 /**
- * Rules about changes compare the stored spec with the new one (`validateUpdate`). A policy only ever sees the
- * new inputs, so these stay with the provider, whose diff has both, and with the server's admission.
+ * Rules about changes (`change: true`) compare the stored spec with the new one. A policy only ever sees the
+ * new inputs, so these stay with the provider's diff (a replacement) and the server's admission.
  */
-export const CHANGE_RULES: ReadonlySet<string> = new Set(["service-mode-immutable"]);
-
-export const RULE_POLICIES: readonly ResourceValidationPolicy[] = RULES.filter(
-  ({ id }) => !CHANGE_RULES.has(id),
-).map(rulePolicy);
+export const RULE_POLICIES: readonly ResourceValidationPolicy[] = RULES.filter((rule) => !rule.change).map(
+  rulePolicy,
+);

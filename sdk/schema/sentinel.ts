@@ -13,3 +13,11 @@ export function isKnown(value: unknown): boolean {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Whether the unknown sentinel appears anywhere in `value` (preview: a value that depends on another output). */
+export function containsUnknown(value: unknown): boolean {
+  if (isUnknown(value)) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (isPlainObject(value)) return Object.values(value).some(containsUnknown);
+  return false;
+}

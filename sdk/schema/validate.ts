@@ -1,7 +1,7 @@
 import { applyDefaults } from "./defaults";
 import { structuralViolations } from "./issues";
 import type { KindName } from "./kinds";
-import { modeSwitch } from "./rules/mode-switch";
+import { type ChangeRule, revisionSpecImmutable, serviceModeImmutable } from "./rules/changes";
 import { isUnknown } from "./sentinel";
 import { specSchema } from "./specs";
 import { unknownFieldViolations } from "./unknown-fields";
@@ -30,22 +30,21 @@ function ruleViolations(kind: KindName, spec: unknown): Violation[] {
 }
 
 /** The rules about changes, per kind; each gets both specs with defaults applied. */
-const UPDATE_RULES: Readonly<
-  Record<KindName, readonly ((previous: unknown, next: unknown) => Violation[])[]>
-> = {
+const CHANGE_RULES: Readonly<Record<KindName, readonly ChangeRule[]>> = {
   Proxy: [],
-  Service: [modeSwitch],
-  ServiceRevision: [],
+  Service: [serviceModeImmutable],
+  ServiceRevision: [revisionSpecImmutable],
 };
 
 /**
- * Violations of changing a stored spec `previous` into `next` (e.g. a Service switching between backend and
- * filter mode). Only the rules about changes: validate `next` itself with validateSpec. Never throws.
+ * Violations of changing a stored spec `previous` into `next` (a Service switching between backend and filter
+ * mode, any change to a ServiceRevision's spec). Only the rules about changes: validate `next` itself with
+ * validateSpec. The server refuses such an update; the provider replaces the object instead. Never throws.
  */
 export function validateUpdate(kind: KindName, previous: unknown, next: unknown): Violation[] {
   const before = applyDefaults(kind, previous);
   const after = applyDefaults(kind, next);
-  return UPDATE_RULES[kind].flatMap((rule) => rule(before, after));
+  return CHANGE_RULES[kind].flatMap((rule) => rule.check(before, after));
 }
 
 /**

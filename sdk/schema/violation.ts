@@ -28,6 +28,11 @@ export interface RuleInfo {
   path: string;
   severity: Severity;
   description: string;
+  /**
+   * A rule about changing a stored object (`validateUpdate`): the server refuses the update and the provider
+   * replaces instead; the policy pack, which sees only the new inputs, cannot judge it.
+   */
+  change?: true;
 }
 
 export type PathSegment = string | number;

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 import {
   applyDefaults,
   findUnknownFields,
@@ -80,16 +79,6 @@ export function admit(
   if (causes.length > 0 || name === undefined) throw invalid(kind, name, causes);
 
   const stored = moveWriteOnlyPasswords(kind, spec) as Record<string, unknown>;
-  if (kind === "ServiceRevision" && existing && !isDeepStrictEqual(stored, existing.spec)) {
-    throw invalid(kind, name, [
-      {
-        reason: "FieldValueForbidden",
-        field: "spec",
-        message:
-          "spec: a ServiceRevision is immutable; change the Service's template to mint a new revision instead",
-      },
-    ]);
-  }
   return {
     object: {
       apiVersion: KINDS[kind].apiVersion,

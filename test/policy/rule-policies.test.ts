@@ -1,6 +1,6 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
-import { CHANGE_RULES, RULE_POLICIES } from "../../policies/rule-policies";
+import { RULE_POLICIES } from "../../policies/rule-policies";
 import { TYPE_TOKENS } from "../../sdk/resources";
 import { type KindName, RULES, UNKNOWN, validateUpdate } from "../../sdk/schema";
 import { exampleResource, specWith, VALID_SPECS } from "./fixtures";
@@ -28,7 +28,7 @@ async function reportsOfAllPolicies(kind: KindName, spec: unknown): Promise<stri
 }
 
 // The rules a policy can check: all but those about changes, which need the stored spec.
-const SPEC_RULES = RULES.filter(({ id }) => !CHANGE_RULES.has(id));
+const SPEC_RULES = RULES.filter((rule) => !rule.change);
 
 describe("rule policies", () => {
   it("are one per rule of the schema that checks a spec, named by its id and described by it", () => {
@@ -38,7 +38,10 @@ describe("rule policies", () => {
   });
 
   it("leave out only rules that judge a change from the stored spec", () => {
-    expect([...CHANGE_RULES]).toEqual(["service-mode-immutable"]);
+    expect(RULES.filter((rule) => rule.change).map(({ id }) => id)).toEqual([
+      "service-mode-immutable",
+      "revision-spec-immutable",
+    ]);
     const backend = specWith("Service", {});
     const filter = specWith("Service", {
       template: { spec: { backend: null, filter: { phase: "request" } } },

@@ -2,6 +2,7 @@ import type { RuleInfo } from "../violation";
 import { backendFilterExclusive, backendPortIgnored, backendPortRequired } from "./backend";
 import { bindingTypeMatch } from "./bindings";
 import { bundleCredentialsExclusive, bundleDigestPinned, revisionBundleDigest } from "./bundle";
+import { revisionSpecImmutable, serviceModeImmutable } from "./changes";
 import { passwordPlaintext, passwordPrecedence } from "./credentials";
 import { drainMinimum } from "./drain";
 import { egressExclusive } from "./egress";
@@ -14,7 +15,6 @@ import {
   repoFormat,
   tagFormat,
 } from "./formats";
-import { serviceModeImmutable } from "./mode-switch";
 import { backendPortRange, revisionHistoryRange } from "./ranges";
 import { revisionBundleRequired, serviceRequiredFields } from "./required";
 import { revisionHistoryMinimum } from "./revision-history";
@@ -60,7 +60,8 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   otelCollectorUnmanagedOnly.info,
   backendPortIgnored.info,
   revisionHistoryMinimum.info,
-  serviceModeImmutable,
+  serviceModeImmutable.info,
+  revisionSpecImmutable.info,
 ]);
 
 export const RULE_INFOS_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((rule) => [rule.id, rule]));

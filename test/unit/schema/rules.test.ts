@@ -797,6 +797,30 @@ const CASES: RuleCase[] = [
     valid("service-mode-immutable", "an unknown filter", "Service", git([...config, "filter"], UNKNOWN)),
     ociService,
   ),
+  update(
+    invalid(
+      "revision-spec-immutable",
+      "a new runtime timeout",
+      "ServiceRevision",
+      rev(["runtime", "timeout"], "1m"),
+      "spec",
+    ),
+    revision,
+  ),
+  update(valid("revision-spec-immutable", "the same spec", "ServiceRevision", revision), revision),
+  update(
+    valid(
+      "revision-spec-immutable",
+      "the default written out",
+      "ServiceRevision",
+      rev(["runtime", "timeout"], "30s"),
+    ),
+    rev(["runtime", "timeout"], undefined),
+  ),
+  update(
+    valid("revision-spec-immutable", "an unknown env", "ServiceRevision", rev(["env"], UNKNOWN)),
+    revision,
+  ),
 ];
 
 describe.each(RULES.map((rule) => [rule.id, rule] as const))("rule %s", (id, rule) => {
