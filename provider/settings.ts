@@ -8,10 +8,15 @@ export interface Settings {
   timeoutMs: number;
 }
 
-/** The stack config keys the provider reads, with the environment variable each falls back to. */
+/**
+ * The stack config keys the provider reads, with the environment variable of each. The variable is a fallback,
+ * except where `envFirst`: the API's address and token. `pulumi destroy` (and refresh) hand the provider the
+ * config stored in state at the last update, so the variables are how a destroy reaches an API that moved or
+ * a token that was rotated.
+ */
 export const SETTING_KEYS = {
-  baseUrl: { config: "exampledev:baseUrl", env: "EXAMPLEDEV_BASE_URL" },
-  token: { config: "exampledev:token", env: "EXAMPLEDEV_TOKEN" },
+  baseUrl: { config: "exampledev:baseUrl", env: "EXAMPLEDEV_BASE_URL", envFirst: true },
+  token: { config: "exampledev:token", env: "EXAMPLEDEV_TOKEN", envFirst: true },
   caCertificate: { config: "exampledev:caCertificate", env: "EXAMPLEDEV_CA_CERTIFICATE" },
   caCertificateFile: { config: "exampledev:caCertificateFile", env: "EXAMPLEDEV_CA_CERTIFICATE_FILE" },
   requestTimeoutSeconds: {
@@ -32,10 +37,15 @@ export interface ConfigSource {
 
 function reader(config: ConfigSource, env: NodeJS.ProcessEnv) {
   return (key: keyof typeof SETTING_KEYS) => {
-    const { config: configKey, env: envName } = SETTING_KEYS[key];
-    const value = config.get(configKey) ?? env[envName];
-    return value === "" ? undefined : value;
+    const setting: { config: string; env: string; envFirst?: boolean } = SETTING_KEYS[key];
+    const fromConfig = nonEmpty(config.get(setting.config));
+    const fromEnv = nonEmpty(env[setting.env]);
+    return setting.envFirst ? (fromEnv ?? fromConfig) : (fromConfig ?? fromEnv);
   };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { CREATE_TOKEN_ANNOTATION, createTokenOf, withCreateToken } from "../sdk/client";
 import { isPlaceholder, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../sdk/schema";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 
@@ -23,17 +24,35 @@ export type ObjectOutputs = ObjectInputs & {
     creationTimestamp?: string;
   };
   status: Record<string, unknown>;
+  /**
+   * The token the provider's create wrote as an annotation. With `metadata.uid` it identifies the object this
+   * resource manages; when a create's outcome was unknown (no uid yet), it is how the object is found again.
+   */
+  createToken?: string;
 };
 
-/** The body sent to the API: the declared object, nothing of Pulumi's. */
+/**
+ * Whether `object`, found under the resource's name, is the one this resource manages: the same uid, or, for
+ * a create whose outcome was unknown, the create's token. Another object under the name (deleted and created
+ * again outside Pulumi, or another stack's) is not.
+ */
+export function isManaged(state: ObjectOutputs, object: AnyObject): boolean {
+  const { uid } = state.metadata;
+  if (uid !== undefined) return object.metadata.uid === uid;
+  if (state.createToken !== undefined) return createTokenOf(object) === state.createToken;
+  return true; // state written before uids were recorded: the name is all there is
+}
+
+/** The body sent to the API: the declared object (with the create's token), nothing of Pulumi's. */
 export function apiObject(
   kind: KindName,
   apiVersion: string,
   inputs: ObjectInputs,
-  resourceVersion?: string,
+  options: { resourceVersion?: string; createToken?: string } = {},
 ) {
   const { name, labels, annotations } = inputs.metadata;
-  return {
+  const { resourceVersion, createToken } = options;
+  const object = {
     apiVersion,
     kind,
     metadata: {
@@ -44,6 +63,7 @@ export function apiObject(
     },
     spec: inputs.spec,
   };
+  return createToken === undefined ? object : withCreateToken(object, createToken);
 }
 
 /**
@@ -52,12 +72,23 @@ export function apiObject(
  */
 export function outputsOf(kind: KindName, inputs: ObjectInputs, object: AnyObject): ObjectOutputs {
   const { uid, resourceVersion, generation, creationTimestamp } = object.metadata;
+  const createToken = createTokenOf(object);
   return {
     ...inputs,
     metadata: { ...inputs.metadata, uid, resourceVersion, generation, creationTimestamp },
     status: object.status ?? {},
+    ...(createToken !== undefined && { createToken }),
     ...KIND_BEHAVIOUR[kind].extraOutputs(object),
   } as ObjectOutputs;
+}
+
+/**
+ * Outputs of a create whose outcome is unknown (the answer was lost and the object could not be looked up):
+ * the resource enters state without a uid, and the next `up`, `refresh` or `destroy` finds the object, if it
+ * exists, by the create's token.
+ */
+export function unconfirmedOutputs(inputs: ObjectInputs, createToken: string): ObjectOutputs {
+  return { ...inputs, status: {}, createToken };
 }
 
 /**
@@ -70,7 +101,7 @@ export function refreshedOutputs(kind: KindName, state: ObjectOutputs, object: A
   const spec = isDeepStrictEqual(redactSecrets(kind, declared), object.spec)
     ? state.spec
     : (fillPlaceholders(object.spec, declared) as Record<string, unknown>);
-  const { labels, annotations } = object.metadata;
+  const { labels, annotations } = withoutCreateToken(object.metadata);
   // Only the input fields carry over: the kind's outputs come from the server's object, or are gone.
   const { adopt, await: awaitSettings, logicalName, autoNamed, __provider } = state;
   const inputs: ObjectInputs = {
@@ -83,6 +114,17 @@ export function refreshedOutputs(kind: KindName, state: ObjectOutputs, object: A
     spec,
   };
   return outputsOf(kind, inputs, object);
+}
+
+/** The create's token is the provider's bookkeeping, not a declared annotation: never drift. */
+function withoutCreateToken(
+  metadata: AnyObject["metadata"],
+): Pick<AnyObject["metadata"], "labels" | "annotations"> {
+  const { [CREATE_TOKEN_ANNOTATION]: _token, ...annotations } = metadata.annotations ?? {};
+  return {
+    ...(metadata.labels && { labels: metadata.labels }),
+    ...(Object.keys(annotations).length > 0 && { annotations }),
+  };
 }
 
 function fillPlaceholders(server: unknown, state: unknown): unknown {

@@ -62,12 +62,15 @@ export function serviceAccepted(written: KnownObject, now: () => number = Date.n
   };
 }
 
-/** The object is gone from the API (Proxy deletion finishes after a grace period). */
-export function deleted(): Condition<AnyObject> {
+/**
+ * The object with this uid is gone from the API (Proxy deletion finishes after a grace period). Another object
+ * under the same name, created since, is not the one awaited.
+ */
+export function deleted(uid: string): Condition<AnyObject> {
   return {
     describe: () => "the object to be deleted",
     observe: (object) =>
-      object === undefined
+      object === undefined || object.metadata.uid !== uid
         ? { state: "ready" }
         : {
             state: "pending",

@@ -8,6 +8,7 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  CreateUnconfirmedError,
   ForbiddenError,
   GatewayTimeoutError,
   GoneError,
@@ -29,6 +30,7 @@ export {
   WaitTimeoutError,
 } from "../errors";
 export { type Client, type ClientOptions, createClient } from "./client";
+export { CREATE_TOKEN_ANNOTATION, createTokenOf, newCreateToken, withCreateToken } from "./own-create";
 export type { RetryOptions } from "./retry";
 export type { Sleep } from "./transport";
 export type {
@@ -38,6 +40,7 @@ export type {
   ConditionStatus,
   CreateOptions,
   DeleteCollectionOptions,
+  DeleteOptions,
   FieldValidation,
   JsonPatchOperation,
   KindTypes,
@@ -50,6 +53,7 @@ export type {
   ObjectStatus,
   OwnerReference,
   PatchOptions,
+  Preconditions,
   Proxy,
   ProxyInput,
   ResourceClient,

@@ -1,17 +1,29 @@
-import { isDeepStrictEqual } from "node:util";
-import { applyDefaults, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../schema";
+import { randomUUID } from "node:crypto";
 
 /**
- * Whether a stored object's spec is what a create sent: equal once defaults are applied on both sides and
- * secrets are replaced by the placeholders the server answers with (so an unreadable secret is not a
- * difference). Used to recognise, after a replayed POST got 409 AlreadyExists, that the object is ours.
+ * The annotation that makes a create recognisable: a token unique to one create, written with the object.
+ * After a lost answer, a 409 AlreadyExists or exhausted retries, the object stored under the name is this
+ * create's only when it carries the same token; an equal spec proves nothing (another stack may have declared
+ * the same object), so nothing else is taken as ours.
  */
-export function isSameSpec(kind: KindName, sent: unknown, stored: unknown): boolean {
-  return isDeepStrictEqual(normalise(kind, sent), normalise(kind, stored));
+export const CREATE_TOKEN_ANNOTATION = "example.dev/create-token";
+
+/** A new token for one create (keep it: the same create, repeated later, must send the same one). */
+export function newCreateToken(): string {
+  return randomUUID();
 }
 
-function normalise(kind: KindName, spec: unknown): unknown {
-  const normalised = redactSecrets(kind, applyDefaults(kind, moveWriteOnlyPasswords(kind, spec)));
-  // Through JSON, as the server sees it: `undefined` members vanish.
-  return JSON.parse(JSON.stringify(normalised ?? null));
+export function createTokenOf(object: unknown): string | undefined {
+  const annotations = (object as { metadata?: { annotations?: Record<string, string> } } | undefined)
+    ?.metadata?.annotations;
+  return annotations?.[CREATE_TOKEN_ANNOTATION];
+}
+
+/** The object with the token among its annotations (a copy; the object itself is not changed). */
+export function withCreateToken<T>(object: T, token: string): T {
+  const metadata = (object as { metadata?: { annotations?: Record<string, string> } }).metadata ?? {};
+  return {
+    ...object,
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [CREATE_TOKEN_ANNOTATION]: token } },
+  };
 }

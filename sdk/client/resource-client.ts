@@ -1,12 +1,14 @@
 import {
   AlreadyExistsError,
-  type ApiError,
+  ApiError,
   apiErrorFromResponse,
+  CreateUnconfirmedError,
   NotFoundError,
+  TransportError,
   WaitTimeoutError,
 } from "../errors";
 import { KINDS, type KindName } from "../schema";
-import { isSameSpec } from "./own-create";
+import { createTokenOf, withCreateToken } from "./own-create";
 import { resourcePath, withQuery } from "./paths";
 import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
 import type { HttpRequest, HttpResponse, Sleep, Transport } from "./transport";
@@ -14,6 +16,7 @@ import type {
   CallOptions,
   CreateOptions,
   DeleteCollectionOptions,
+  DeleteOptions,
   JsonPatchOperation,
   KindTypes,
   ListOptions,
@@ -70,26 +73,36 @@ class KindClient<T, I> implements ResourceClient<T, I> {
   }
 
   async create(object: I, options: CreateOptions = {}): Promise<T> {
-    const { adoptOwnRetry = false, fieldValidation, ...call } = options;
+    const { createToken, fieldValidation, ...call } = options;
     const name = nameOf(object);
-    const spec = specOf(object);
-    // Without a name there is nothing to read back, so a replay could not be recognised.
-    const recognisesOwnCreate = adoptOwnRetry && name !== undefined;
-    const path = withQuery(resourcePath(this.kind), { fieldValidation });
-    const body = this.envelope(object);
-    const response = await this.send({ method: "POST", path, body, recognisesOwnCreate, ...call });
-    if (isSuccess(response)) return response.body as T;
-    const error = this.error(response, name, secretValuesOf(this.kind, spec));
-    if (
-      recognisesOwnCreate &&
-      name !== undefined &&
-      response.replayed &&
-      error instanceof AlreadyExistsError
-    ) {
-      // If the object cannot be read back, the 409 is still the truest answer to the create.
-      const stored = await this.get(name, call).catch(() => undefined);
-      if (stored !== undefined && isSameSpec(this.kind, spec, specOf(stored))) return stored;
+    if (createToken !== undefined && name === undefined) {
+      throw new TypeError("createToken needs metadata.name: an object without a name cannot be looked up");
     }
+    const path = withQuery(resourcePath(this.kind), { fieldValidation });
+    const body = this.envelope(createToken === undefined ? object : withCreateToken(object, createToken));
+    const recognisesOwnCreate = createToken !== undefined;
+    let error: Error;
+    try {
+      const response = await this.send({ method: "POST", path, body, recognisesOwnCreate, ...call });
+      if (isSuccess(response)) return response.body as T;
+      error = this.error(response, name, secretValuesOf(this.kind, specOf(object)));
+    } catch (failure) {
+      if (!(failure instanceof TransportError)) throw failure;
+      error = failure;
+    }
+    if (createToken === undefined || name === undefined || !mayHaveStored(error)) throw error;
+    return this.findOwnCreate(name, createToken, error, call);
+  }
+
+  /** After a create that failed but may have stored the object: the object, if it carries the create's token. */
+  private async findOwnCreate(name: string, token: string, error: Error, call: CallOptions): Promise<T> {
+    let stored: T | undefined;
+    try {
+      stored = await this.find(name, call);
+    } catch (lookupError) {
+      throw new CreateUnconfirmedError(`${this.kind} "${name}"`, name, error, lookupError);
+    }
+    if (stored !== undefined && createTokenOf(stored) === token) return stored;
     throw error;
   }
 
@@ -136,10 +149,13 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     return this.expect(response, name, secrets);
   }
 
-  async delete(name: string, options: CallOptions = {}): Promise<T | undefined> {
-    const response = await this.send({ method: "DELETE", path: resourcePath(this.kind, name), ...options });
-    const body = this.expect<{ kind?: unknown } | undefined>(response, name);
-    return body?.kind === this.kind ? (body as T) : undefined;
+  async delete(name: string, options: DeleteOptions = {}): Promise<T | undefined> {
+    const { preconditions, ...call } = options;
+    const body = preconditions && { apiVersion: "v1", kind: "DeleteOptions", preconditions };
+    const path = resourcePath(this.kind, name);
+    const response = await this.send({ method: "DELETE", path, ...(body && { body }), ...call });
+    const answer = this.expect<{ kind?: unknown } | undefined>(response, name);
+    return answer?.kind === this.kind ? (answer as T) : undefined;
   }
 
   async waitFor(
@@ -153,7 +169,7 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     let lastSeen: T | undefined;
     try {
       for (;;) {
-        lastSeen = await this.find(name, signal);
+        lastSeen = await this.find(name, { signal });
         if (predicate(lastSeen)) return lastSeen;
         await this.context.sleep(intervalMs, signal);
       }
@@ -165,9 +181,9 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     }
   }
 
-  private async find(name: string, signal: AbortSignal): Promise<T | undefined> {
+  private async find(name: string, options: CallOptions): Promise<T | undefined> {
     try {
-      return await this.get(name, { signal });
+      return await this.get(name, options);
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;
@@ -200,6 +216,16 @@ class KindClient<T, I> implements ResourceClient<T, I> {
 
 function isSuccess(response: HttpResponse): boolean {
   return response.statusCode >= 200 && response.statusCode < 300;
+}
+
+/**
+ * Whether a failed create may nevertheless have stored the object: the name is taken (perhaps by an earlier
+ * attempt of ours), the answer was lost, or the server (or a gateway before it) failed.
+ */
+function mayHaveStored(error: Error): boolean {
+  if (error instanceof TransportError) return error.mayHaveReachedServer;
+  if (error instanceof AlreadyExistsError) return true;
+  return error instanceof ApiError && (error.code >= 500 || error.code === 429);
 }
 
 function nameOf(object: unknown): string | undefined {

@@ -129,11 +129,25 @@ export interface WriteOptions extends CallOptions {
 
 export interface CreateOptions extends WriteOptions {
   /**
-   * Retry the POST even when the first attempt may have reached the server, and treat a 409 AlreadyExists
-   * on such a retry as success when the stored spec equals the one sent (it is our own create).
-   * Needs `metadata.name`. Default false: a lost answer to a POST fails with a `TransportError`.
+   * A token unique to this create (`newCreateToken()`), written as the annotation `example.dev/create-token`.
+   * It makes the create safe to repeat: the POST is retried even after an attempt that may have reached the
+   * server, and when the create then fails in a way that may have stored the object (409 AlreadyExists, a
+   * lost answer, a 5xx), the object under the name is looked up and returned if it carries this token. An
+   * object without it is someone else's: the error stands. If the lookup fails too, the create throws
+   * `CreateUnconfirmedError`. Needs `metadata.name`.
    */
-  adoptOwnRetry?: boolean;
+  createToken?: string;
+}
+
+/** Kubernetes `DeleteOptions.preconditions`: the delete happens only if the object still matches. */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOptions extends CallOptions {
+  /** Delete only this very object; a mismatch is 409 Conflict (the object under the name is another one). */
+  preconditions?: Preconditions;
 }
 
 export interface DeleteCollectionOptions extends CallOptions {
@@ -178,7 +192,7 @@ export interface ResourceClient<T, I> {
     options: PatchOptions & { type: "json" },
   ): Promise<T>;
   /** The object while its deletion is in progress, or undefined when the server answered with a Status. */
-  delete(name: string, options?: CallOptions): Promise<T | undefined>;
+  delete(name: string, options?: DeleteOptions): Promise<T | undefined>;
   /**
    * Polls `get` until `predicate` holds and returns what it saw; `undefined` is passed (and returned) while
    * the object does not exist, so `(o) => o === undefined` waits for a deletion. Throws `WaitTimeoutError`.

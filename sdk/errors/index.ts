@@ -1,4 +1,5 @@
 export { ApiError, type ApiErrorContext } from "./api-error";
+export { CreateUnconfirmedError } from "./create-unconfirmed-error";
 export {
   AlreadyExistsError,
   type ApiErrorOptions,

@@ -80,11 +80,25 @@ describe("provider settings", () => {
     expect(server.store.get("Proxy", outs.metadata.name)).toBeDefined();
   });
 
-  it("prefers the stack config to the environment", async () => {
-    // Port 1 on loopback: nothing listens there.
-    vi.stubEnv("EXAMPLEDEV_BASE_URL", "http://127.0.0.1:1");
-    vi.stubEnv("EXAMPLEDEV_TOKEN", "not-the-token");
-    await configureProvider({ "exampledev:baseUrl": server.url, "exampledev:token": TOKEN });
+  it("prefers EXAMPLEDEV_BASE_URL and EXAMPLEDEV_TOKEN to the stack config, so a destroy can reach a moved API", async () => {
+    // Port 1 on loopback: nothing listens there. The engine hands destroy the config stored in state.
+    vi.stubEnv("EXAMPLEDEV_BASE_URL", server.url);
+    vi.stubEnv("EXAMPLEDEV_TOKEN", TOKEN);
+    await configureProvider({
+      "exampledev:baseUrl": "http://127.0.0.1:1",
+      "exampledev:token": "stale-token",
+    });
+    const { outs } = await created("Proxy", declared("from-env-first", {}));
+    expect(server.store.get("Proxy", outs.metadata.name)).toBeDefined();
+  });
+
+  it("prefers the stack config to the environment for the other settings", async () => {
+    vi.stubEnv("EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS", "not-a-number");
+    await configureProvider({
+      "exampledev:baseUrl": server.url,
+      "exampledev:token": TOKEN,
+      "exampledev:requestTimeoutSeconds": "20",
+    });
     const { outs } = await created("Proxy", declared("from-config", {}));
     expect(server.store.get("Proxy", outs.metadata.name)).toBeDefined();
   });

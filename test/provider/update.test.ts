@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
+import { CREATE_TOKEN_ANNOTATION } from "../../sdk/client";
 import type { KindName } from "../../sdk/schema";
 import {
   checked,
@@ -55,11 +56,18 @@ describe("update", () => {
     expect(JSON.parse(put?.requestBody ?? "{}")).toEqual({
       apiVersion: "core.example.dev/v1alpha2",
       kind: "Proxy",
-      metadata: { name: "edge", labels: { tier: "edge" }, resourceVersion: read.metadata.resourceVersion },
+      metadata: {
+        name: "edge",
+        labels: { tier: "edge" },
+        // The create's token stays on the object: it is the provider's, not drift.
+        annotations: { [CREATE_TOKEN_ANNOTATION]: state.createToken },
+        resourceVersion: read.metadata.resourceVersion,
+      },
       spec: { provider: "cloud", shutdown: { drainTimeout: "10s", minimumDrainTime: "30s" } },
     });
     const stored = await env.api.proxies.get("edge");
-    expect(stored.metadata.annotations ?? {}).toEqual({});
+    expect(stored.metadata.annotations).toEqual({ [CREATE_TOKEN_ANNOTATION]: state.createToken });
+    expect(outs.metadata.annotations).toBeUndefined();
     expect(outs.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
     expect(outs.spec.shutdown).toEqual(stored.spec.shutdown);
   });

@@ -6,7 +6,10 @@ import {
   BadGatewayError,
   type Client,
   ConnectionError,
+  CREATE_TOKEN_ANNOTATION,
+  CreateUnconfirmedError,
   createClient,
+  createTokenOf,
   type ProxyInput,
   ServiceUnavailableError,
   TimeoutError,
@@ -178,7 +181,16 @@ describe("connection failures", () => {
   });
 });
 
-describe("a create replayed after a lost answer (adoptOwnRetry)", () => {
+describe("a create that carries a createToken", () => {
+  const token = "token-of-this-create";
+  const theirs = () =>
+    stored(
+      JSON.stringify({
+        ...edge,
+        metadata: { name: "edge", annotations: { [CREATE_TOKEN_ANNOTATION]: "t2" } },
+      }),
+    );
+
   /** A server that stores the first create but loses its answer, then behaves like the API. */
   async function lossyServer(initial?: object): Promise<Peer> {
     let object = initial;
@@ -198,39 +210,61 @@ describe("a create replayed after a lost answer (adoptOwnRetry)", () => {
     });
   }
 
-  it("returns the stored object when the 409 AlreadyExists is the echo of our own create", async () => {
+  it("writes the token as an annotation and returns the stored object when a replay meets its own create", async () => {
     const server = await lossyServer();
     const { api } = client(server.baseUrl);
-    const proxy = await api.proxies.create(edge, { adoptOwnRetry: true });
+    const proxy = await api.proxies.create(edge, { createToken: token });
     expect(proxy).toMatchObject({ metadata: { name: "edge", uid: "u-1" }, spec: { provider: "cloud" } });
+    expect(createTokenOf(proxy)).toBe(token);
     expect(server.requests.map((r) => r.method)).toEqual(["POST", "POST", "GET"]);
   });
 
-  it("raises the 409 when the stored object is someone else's", async () => {
-    const theirs = stored(JSON.stringify({ ...edge, spec: { provider: "onprem" } }));
-    let first = true;
+  it("raises the 409 when the stored object carries another token, even with the same spec", async () => {
+    const server = await lossyServer(theirs());
+    const { api } = client(server.baseUrl);
+    const error = await api.proxies.create(edge, { createToken: token }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AlreadyExistsError);
+    expect((error as Error).message).toBe(
+      'Proxy "edge" already exists (409 AlreadyExists): proxies "edge" already exists',
+    );
+    expect(server.requests.map((r) => r.method)).toEqual(["POST", "GET"]);
+  });
+
+  it("finds its object when every answer is lost and retries run out", async () => {
+    let object: object | undefined;
     const server = await peer((request, response) => {
-      if (request.method === "POST" && first) {
-        first = false;
+      if (request.method === "POST") {
+        object ??= stored(request.body);
         return response.socket?.destroy();
       }
-      if (request.method === "POST") return json(response, 409, status(409, "AlreadyExists", "exists"));
-      json(response, 200, theirs);
+      json(response, 200, object);
     });
-    const { api } = client(server.baseUrl);
-    const error = await api.proxies.create(edge, { adoptOwnRetry: true }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AlreadyExistsError);
-    expect((error as Error).message).toBe('Proxy "edge" already exists (409 AlreadyExists): exists');
+    const { api } = client(server.baseUrl, { maxRetries: 2 });
+    const proxy = await api.proxies.create(edge, { createToken: token });
+    expect(createTokenOf(proxy)).toBe(token);
+    expect(server.requests.map((r) => r.method)).toEqual(["POST", "POST", "POST", "GET"]);
+  });
+
+  it("keeps the create's error when the lookup shows nothing was stored", async () => {
+    const server = await peer((request, response) => {
+      if (request.method === "POST") return json(response, 503, status(503, "ServiceUnavailable", "busy"));
+      json(response, 404, status(404, "NotFound", 'proxies "edge" not found'));
+    });
+    const { api } = client(server.baseUrl, { maxRetries: 1 });
+    const error = await api.proxies.create(edge, { createToken: token }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(server.requests.map((r) => r.method)).toEqual(["POST", "POST", "GET"]);
   });
 
-  it("never adopts on a first attempt: an existing object with the same spec is still a 409", async () => {
-    const server = await lossyServer(stored(JSON.stringify(edge)));
-    const { api } = client(server.baseUrl);
-    await expect(api.proxies.create(edge, { adoptOwnRetry: true })).rejects.toBeInstanceOf(
-      AlreadyExistsError,
+  it("says the outcome is unknown when the lookup fails too", async () => {
+    const server = await peer((_request, response) => response.socket?.destroy());
+    const { api } = client(server.baseUrl, { maxRetries: 1 });
+    const error = await api.proxies.create(edge, { createToken: token }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CreateUnconfirmedError);
+    expect((error as CreateUnconfirmedError).cause).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(
+      /^Proxy "edge" may have been created: POST .* whether it exists is unknown$/,
     );
-    expect(server.requests.map((r) => r.method)).toEqual(["POST"]);
   });
 });
 
