@@ -5,6 +5,7 @@ import { contentTypes } from "./http/content-types";
 import { errorHandling } from "./http/errors";
 import { redaction } from "./http/redaction";
 import { RequestLogController } from "./http/request-log";
+import { strictJson } from "./http/strict-json";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
 import { resourceRoutes } from "./routes/resources";
@@ -24,6 +25,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, toke
   await fastify.register(errorHandling);
   await fastify.register(authentication, { token });
   await fastify.register(contentTypes);
+  await fastify.register(strictJson);
   await fastify.register(redaction);
   await fastify.register(healthRoutes);
   await fastify.register(discoveryRoutes);

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, badRequest } from "../errors";
 import { PATCH_TYPES } from "../resources/patch";
 import { shared } from "./shared";
+import { decodeUtf8, recordJsonDiagnostics } from "./strict-json";
 
 export const JSON_TYPE = "application/json";
 
@@ -10,8 +11,10 @@ const MAX_BODY_DEPTH = 100;
 
 /**
  * The body parsers: JSON for objects and for both patch formats, nothing else (fastify's text/plain
- * parser would hand a string to the handlers). `__proto__` and `constructor.prototype` keys are refused
- * (400) before any patch library sees them, and so are bodies nested deeper than MAX_BODY_DEPTH.
+ * parser would hand a string to the handlers). The body must be UTF-8 (400 otherwise, never U+FFFD).
+ * `__proto__` and `constructor.prototype` keys are refused (400) before any patch library sees them, and
+ * so are bodies nested deeper than MAX_BODY_DEPTH. Duplicate keys and numbers JSON.parse cannot keep
+ * are recorded for the strict-json plugin, which applies fieldValidation to them.
  */
 export const contentTypes = shared(async (fastify) => {
   // fastify's own parser (secure-json-parse); at run time it is the callback form.
@@ -21,15 +24,34 @@ export const contentTypes = shared(async (fastify) => {
     done: (error: Error | null, value?: unknown) => void,
   ) => void;
   fastify.removeContentTypeParser(["text/plain", JSON_TYPE]);
-  fastify.addContentTypeParser([JSON_TYPE, ...PATCH_TYPES], { parseAs: "string" }, (request, body, done) => {
-    parseJson(request, body as string, (error, value) => {
+  fastify.addContentTypeParser([JSON_TYPE, ...PATCH_TYPES], { parseAs: "buffer" }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeUtf8(body as Buffer);
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    parseJson(request, text, (error, value) => {
       if (error) done(error, undefined);
-      else if (depthOf(value) > MAX_BODY_DEPTH) {
-        done(badRequest(`the request body is nested more than ${MAX_BODY_DEPTH} levels deep`), undefined);
-      } else done(null, value);
+      else if (depthOf(value) > MAX_BODY_DEPTH) done(tooDeep(), undefined);
+      else {
+        try {
+          recordJsonDiagnostics(request, text);
+        } catch (scanError) {
+          // Only depth can fail a text JSON.parse accepted: duplicate keys can hide nesting from depthOf.
+          done(scanError instanceof RangeError ? tooDeep() : (scanError as Error), undefined);
+          return;
+        }
+        done(null, value);
+      }
     });
   });
 });
+
+function tooDeep() {
+  return badRequest(`the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+}
 
 export function mediaTypeOf(request: FastifyRequest): string | undefined {
   const header = request.headers["content-type"];

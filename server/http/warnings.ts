@@ -6,6 +6,10 @@ function formatWarning(text: string): string {
   return `299 - "${printable.replace(/["\\]/g, (char) => `\\${char}`)}"`;
 }
 
+/** Adds to the Warning headers already set (body decoding warns before admission does). */
 export function addWarnings(reply: FastifyReply, warnings: readonly string[]): void {
-  if (warnings.length > 0) reply.header("Warning", warnings.map(formatWarning));
+  if (warnings.length === 0) return;
+  const existing = reply.getHeader("Warning");
+  const earlier = existing === undefined ? [] : [existing].flat().map(String);
+  reply.header("Warning", [...earlier, ...warnings.map(formatWarning)]);
 }
