@@ -2,8 +2,11 @@ import { SqliteJournal } from "./sqlite";
 import { Store } from "./store";
 import type { ObjectStore } from "./types";
 
+export { checkPreconditions, type Preconditions, preconditionFailed } from "./preconditions";
 export { timestamp } from "./store";
 export type {
+  CommitListener,
+  DeleteTarget,
   ObjectMeta,
   ObjectStore,
   OwnerReference,

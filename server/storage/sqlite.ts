@@ -19,17 +19,28 @@ const SCHEMA = `
   INSERT OR IGNORE INTO store_version (id, resource_version) VALUES (1, 0);
 `;
 
+/** `PRAGMA user_version` once the file has been rewritten without the free pages of older versions. */
+const SCRUBBED_VERSION = 1;
+
 /**
  * Journal in `<dir>/store.db` through Node's built-in SQLite. Each write is one transaction committed
  * with WAL and `synchronous=FULL`, so it is on disk before the HTTP answer goes out and survives a
  * `kill -9`. The resourceVersion counter lives in its own row, so deletes never let it go backwards
  * across a restart.
+ *
+ * Secret values that leave the store leave the disk too: `secure_delete` zeroes deleted content in the
+ * database file, and after a commit that removes or replaces a secret the WAL, which still holds the old
+ * page images, is checkpointed into the file and truncated to nothing (`wal_checkpoint(TRUNCATE)`).
+ * Opening also checkpoints what a crash left in the WAL, and rewrites (VACUUM) a file written before
+ * secure_delete was on, once.
  */
 export class SqliteJournal implements Journal {
   private readonly db: DatabaseSync;
   private readonly upsert: StatementSync;
   private readonly deleteRow: StatementSync;
   private readonly setVersion: StatementSync;
+  /** A scrub whose checkpoint failed: it is tried again after the next commit. */
+  private scrubPending = false;
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -39,7 +50,10 @@ export class SqliteJournal implements Journal {
       // EXCLUSIVE before WAL: the lock is held for the connection's life (two servers on one data
       // directory would each trust their own in-memory copy), and WAL then needs no shared memory.
       this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
+      // secure_delete is per connection; temp_store keeps VACUUM's copy of the data off the disk.
+      this.db.exec("PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY;");
       this.db.exec(SCHEMA);
+      this.scrubOnOpen();
     } catch (error) {
       this.db.close();
       if (isBusy(error))
@@ -67,22 +81,59 @@ export class SqliteJournal implements Journal {
     };
   }
 
-  put(kind: KindName, object: StoredObject, resourceVersion: number): void {
+  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void {
     this.transaction(() => {
       this.upsert.run(kind, object.metadata.name, JSON.stringify(object));
       this.setVersion.run(resourceVersion);
     });
+    this.afterCommit(scrub);
   }
 
-  remove(kind: KindName, name: string, resourceVersion: number): void {
+  remove(
+    objects: readonly { kind: KindName; name: string }[],
+    resourceVersion: number,
+    scrub: boolean,
+  ): void {
     this.transaction(() => {
-      this.deleteRow.run(kind, name);
+      for (const { kind, name } of objects) this.deleteRow.run(kind, name);
       this.setVersion.run(resourceVersion);
     });
+    this.afterCommit(scrub);
   }
 
   close(): void {
     if (this.db.isOpen) this.db.close();
+  }
+
+  /**
+   * The commit is durable already; the checkpoint only takes old page images out of the WAL, so a failed
+   * one does not fail the write: it is tried again after the next commit.
+   */
+  private afterCommit(scrub: boolean): void {
+    if (!scrub && !this.scrubPending) return;
+    try {
+      this.checkpoint();
+      this.scrubPending = false;
+    } catch {
+      this.scrubPending = true;
+    }
+  }
+
+  /** Copies the WAL into the database file and truncates it to zero bytes. */
+  private checkpoint(): void {
+    const result = this.db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number } | undefined;
+    if (result?.busy) throw new Error("the WAL checkpoint could not complete");
+  }
+
+  private scrubOnOpen(): void {
+    const { user_version: version } = this.db.prepare("PRAGMA user_version").get() as {
+      user_version: number;
+    };
+    if (version < SCRUBBED_VERSION) {
+      this.db.exec("VACUUM");
+      this.db.exec(`PRAGMA user_version = ${SCRUBBED_VERSION}`);
+    }
+    this.checkpoint();
   }
 
   private transaction(work: () => void): void {

@@ -3,14 +3,29 @@ import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { alreadyExists, badRequest, conflict, notFound } from "../errors";
 import { withoutUndefined } from "../records";
-import type { ObjectMeta, ObjectStore, StoredObject, WatchEvent, WatchListener } from "./types";
+import { copyJson } from "./copy";
+import { checkPreconditions, type Preconditions } from "./preconditions";
+import { dropsSecrets } from "./secrets";
+import type {
+  CommitListener,
+  DeleteTarget,
+  ObjectMeta,
+  ObjectStore,
+  StoredObject,
+  WatchEvent,
+  WatchListener,
+} from "./types";
 
 /** A durable record of the store's writes. The store keeps every object in memory and writes through. */
 export interface Journal {
   load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number };
-  /** Persists the object (insert or replace) and the store's resourceVersion in one commit. */
-  put(kind: KindName, object: StoredObject, resourceVersion: number): void;
-  remove(kind: KindName, name: string, resourceVersion: number): void;
+  /**
+   * Persists the object (insert or replace) and the store's resourceVersion in one commit. `scrub`: the
+   * write takes secret values out of the store, so no copy of the old ones may stay on disk.
+   */
+  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void;
+  /** Removes the objects and persists the store's resourceVersion in one commit (all or none). */
+  remove(objects: readonly { kind: KindName; name: string }[], resourceVersion: number, scrub: boolean): void;
   close(): void;
 }
 
@@ -32,7 +47,10 @@ export function timestamp(date = new Date()): string {
  */
 export class Store implements ObjectStore {
   private readonly objects = new Map<KindName, Map<string, StoredObject>>();
-  private readonly listeners = new Set<WatchListener>();
+  private readonly listeners = new Set<CommitListener>();
+  /** Commits whose events are not yet delivered; a write made by a listener waits its turn here. */
+  private readonly undelivered: WatchEvent[][] = [];
+  private delivering = false;
   private readonly journal: Journal | undefined;
   private readonly onListenerError: (error: unknown) => void;
   private lastVersion = 0;
@@ -49,13 +67,13 @@ export class Store implements ObjectStore {
 
   get(kind: KindName, name: string): StoredObject | undefined {
     const found = this.bucket(kind).get(name);
-    return found && structuredClone(found);
+    return found && copyJson(found);
   }
 
   list(kind: KindName): StoredObject[] {
     return [...this.bucket(kind).values()]
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
-      .map((object) => structuredClone(object));
+      .map((object) => copyJson(object));
   }
 
   create(kind: KindName, obj: StoredObject): StoredObject {
@@ -67,15 +85,15 @@ export class Store implements ObjectStore {
       apiVersion: KINDS[kind].apiVersion,
       kind,
       metadata: orderedMetadata({
-        ...structuredClone(obj.metadata),
+        ...copyJson(obj.metadata),
         uid: randomUUID(),
         resourceVersion: String(version),
         generation: 1,
         creationTimestamp: timestamp(),
         deletionTimestamp: undefined,
       }),
-      spec: structuredClone(obj.spec),
-      ...(obj.status && { status: structuredClone(obj.status) }),
+      spec: copyJson(obj.spec),
+      ...(obj.status && { status: copyJson(obj.status) }),
     };
     return this.commit("ADDED", kind, created, version);
   }
@@ -91,7 +109,7 @@ export class Store implements ObjectStore {
       apiVersion: existing.apiVersion,
       kind,
       metadata: orderedMetadata({
-        ...structuredClone(obj.metadata),
+        ...copyJson(obj.metadata),
         name: existing.metadata.name,
         uid,
         creationTimestamp,
@@ -99,10 +117,10 @@ export class Store implements ObjectStore {
         generation: specChanged ? generation + 1 : generation,
         deletionTimestamp: deletionTimestamp ?? obj.metadata.deletionTimestamp,
       }),
-      spec: structuredClone(obj.spec),
+      spec: copyJson(obj.spec),
       ...(existing.status && { status: existing.status }),
     };
-    return this.commit("MODIFIED", kind, updated, version);
+    return this.commit("MODIFIED", kind, updated, version, existing);
   }
 
   updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject {
@@ -111,21 +129,30 @@ export class Store implements ObjectStore {
     const updated: StoredObject = {
       ...existing,
       metadata: { ...existing.metadata, resourceVersion: String(version) },
-      status: structuredClone(status),
+      status: copyJson(status),
     };
     return this.commit("MODIFIED", kind, updated, version);
   }
 
-  delete(kind: KindName, name: string): StoredObject | undefined {
+  delete(kind: KindName, name: string, preconditions?: Preconditions): StoredObject | undefined {
     const existing = this.bucket(kind).get(name);
     if (!existing) return undefined;
-    const version = this.lastVersion + 1;
-    this.journal?.remove(kind, name, version);
-    this.lastVersion = version;
-    this.bucket(kind).delete(name);
-    const deleted = { ...existing, metadata: { ...existing.metadata, resourceVersion: String(version) } };
-    this.emit({ type: "DELETED", kind, object: deleted });
-    return structuredClone(deleted);
+    checkPreconditions(kind, existing, preconditions);
+    return this.remove([{ kind, existing }])[0];
+  }
+
+  deleteMany(targets: readonly DeleteTarget[]): (StoredObject | undefined)[] {
+    const chosen = new Set<StoredObject>();
+    const found = targets.map(({ kind, name, uid }) => {
+      const existing = this.bucket(kind).get(name);
+      if (!existing || chosen.has(existing) || (uid !== undefined && existing.metadata.uid !== uid))
+        return undefined;
+      chosen.add(existing);
+      return { kind, existing };
+    });
+    const removed = this.remove(found.filter((entry) => entry !== undefined));
+    let next = 0;
+    return found.map((entry) => (entry === undefined ? undefined : removed[next++]));
   }
 
   resourceVersion(): string {
@@ -133,8 +160,28 @@ export class Store implements ObjectStore {
   }
 
   subscribe(listener: WatchListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.subscribeCommits((events) => {
+      for (const event of events) {
+        try {
+          listener({ ...event, object: copyJson(event.object) });
+        } catch (error) {
+          this.onListenerError(error);
+        }
+      }
+    });
+  }
+
+  subscribeCommits(listener: CommitListener): () => void {
+    // A wrapper per subscription, so subscribing the same function twice gets two subscriptions.
+    const subscription: CommitListener = (events) => {
+      try {
+        listener(events.map((event) => ({ ...event, object: copyJson(event.object) })));
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    };
+    this.listeners.add(subscription);
+    return () => this.listeners.delete(subscription);
   }
 
   close(): void {
@@ -163,21 +210,61 @@ export class Store implements ObjectStore {
     kind: KindName,
     object: StoredObject,
     version: number,
+    replaced?: StoredObject,
   ): StoredObject {
-    this.journal?.put(kind, object, version);
+    if (this.journal) {
+      const scrub = replaced !== undefined && dropsSecrets(kind, replaced, object);
+      this.journal.put(kind, object, version, scrub);
+    }
     this.lastVersion = version;
     this.bucket(kind).set(object.metadata.name, object);
-    this.emit({ type, kind, object });
-    return structuredClone(object);
+    this.emit([{ type, kind, object }]);
+    return copyJson(object);
   }
 
-  private emit(event: WatchEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener({ ...event, object: structuredClone(event.object) });
-      } catch (error) {
-        this.onListenerError(error);
+  /**
+   * Removes the objects in one commit, each deletion with its own resourceVersion; the events follow the
+   * commit, so listeners never see a deletion the journal has not made durable.
+   */
+  private remove(entries: readonly { kind: KindName; existing: StoredObject }[]): StoredObject[] {
+    if (entries.length === 0) return [];
+    const last = this.lastVersion + entries.length;
+    if (this.journal) {
+      const scrub = entries.some(({ kind, existing }) => dropsSecrets(kind, existing));
+      const objects = entries.map(({ kind, existing }) => ({ kind, name: existing.metadata.name }));
+      this.journal.remove(objects, last, scrub);
+    }
+    const events = entries.map(({ kind, existing }, index): WatchEvent => {
+      this.bucket(kind).delete(existing.metadata.name);
+      const resourceVersion = String(this.lastVersion + index + 1);
+      return {
+        type: "DELETED",
+        kind,
+        object: { ...existing, metadata: { ...existing.metadata, resourceVersion } },
+      };
+    });
+    this.lastVersion = last;
+    this.emit(events);
+    return events.map((event) => copyJson(event.object));
+  }
+
+  /**
+   * Delivers a commit's events to every listener, in subscription order. Commits are delivered one after
+   * another in the order they were made: a write a listener makes is delivered once every listener has
+   * seen the commit that caused it, so all listeners see events in resourceVersion order.
+   */
+  private emit(events: WatchEvent[]): void {
+    this.undelivered.push(events);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let batch = this.undelivered.shift(); batch; batch = this.undelivered.shift()) {
+        for (const listener of [...this.listeners]) {
+          if (this.listeners.has(listener)) listener(batch);
+        }
       }
+    } finally {
+      this.delivering = false;
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { ObjectMeta as ApiObjectMeta } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
+import type { Preconditions } from "./preconditions";
 
 export type { OwnerReference } from "../../sdk/client/types";
 
@@ -26,6 +27,16 @@ export interface WatchEvent {
 
 export type WatchListener = (event: WatchEvent) => void;
 
+/** Called once per commit with all of its events (several when `deleteMany` removes several objects). */
+export type CommitListener = (events: readonly WatchEvent[]) => void;
+
+/** An object `deleteMany` removes: by name, and only while it is the incarnation `uid` names (when given). */
+export interface DeleteTarget {
+  kind: KindName;
+  name: string;
+  uid?: string;
+}
+
 /**
  * The one store behind the routes and the controller. Every method returns copies: mutating a result
  * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
@@ -46,11 +57,27 @@ export interface ObjectStore {
   update(kind: KindName, obj: StoredObject): StoredObject;
   /** Replaces status only; never touches spec or generation. Throws ApiError NotFound. */
   updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject;
-  /** Removes the object at once and returns it (with the deletion's resourceVersion). */
-  delete(kind: KindName, name: string): StoredObject | undefined;
+  /**
+   * Removes the object at once and returns it (with the deletion's resourceVersion); undefined when it is
+   * absent. With preconditions, the check and the removal are one step: ApiError Conflict ("Precondition
+   * failed") when the stored object has another uid or resourceVersion, and nothing is removed.
+   */
+  delete(kind: KindName, name: string, preconditions?: Preconditions): StoredObject | undefined;
+  /**
+   * Removes several objects in one durable commit (all or none), each deletion with its own
+   * resourceVersion, and returns them in the order given; undefined for a target that is absent, another
+   * incarnation than its `uid`, or named twice. Listeners hear of them once the commit is made.
+   */
+  deleteMany(targets: readonly DeleteTarget[]): (StoredObject | undefined)[];
   /** The resourceVersion of the latest write (what a list reports). */
   resourceVersion(): string;
-  /** Listeners run synchronously after each committed write, in subscription order. */
+  /**
+   * Listeners run synchronously after each committed write, in subscription order, before the outermost
+   * write returns. A write made by a listener is delivered after every listener has seen the current one,
+   * so every listener sees events in resourceVersion order.
+   */
   subscribe(listener: WatchListener): () => void;
+  /** Like `subscribe`, once per commit with all of its events. */
+  subscribeCommits(listener: CommitListener): () => void;
   close(): void;
 }

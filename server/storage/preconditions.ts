@@ -1,0 +1,45 @@
+import type { KindName } from "../../sdk/schema";
+import { ApiError, qualifiedResource, resourceDetails } from "../errors";
+import type { StoredObject } from "./types";
+
+/** What a delete must find, as in Kubernetes' `DeleteOptions.preconditions`; each field is optional. */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/**
+ * Throws 409 Conflict, worded as the Kubernetes API server words it, when `object` does not satisfy a
+ * precondition (uid first, then resourceVersion).
+ */
+export function checkPreconditions(
+  kind: KindName,
+  object: StoredObject,
+  preconditions?: Preconditions,
+): void {
+  if (preconditions === undefined) return;
+  const { uid, resourceVersion } = object.metadata;
+  const name = object.metadata.name ?? "";
+  if (preconditions.uid !== undefined && preconditions.uid !== uid) {
+    throw preconditionFailed(kind, name, "UID", preconditions.uid, uid);
+  }
+  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== resourceVersion) {
+    throw preconditionFailed(kind, name, "ResourceVersion", preconditions.resourceVersion, resourceVersion);
+  }
+}
+
+/** `Operation cannot be fulfilled on services.compute.example.dev "x": Precondition failed: UID in precondition: a, UID in object meta: b` */
+export function preconditionFailed(
+  kind: KindName,
+  name: string,
+  field: "UID" | "ResourceVersion",
+  expected: string,
+  actual: string | undefined,
+): ApiError {
+  return new ApiError(
+    "Conflict",
+    `Operation cannot be fulfilled on ${qualifiedResource(kind)} "${name}": Precondition failed: ` +
+      `${field} in precondition: ${expected}, ${field} in object meta: ${actual ?? ""}`,
+    resourceDetails(kind, name),
+  );
+}
