@@ -20,8 +20,9 @@ export function startFinalizer(store: ObjectStore, graceMs: number): () => void 
     if (!FINALIZED_KINDS.has(kind) || !deletionTimestamp || timers.has(key)) return;
     const timer = setTimeout(() => {
       timers.delete(key);
-      // The same name may have been deleted and created again meanwhile: only remove what was marked.
-      if (store.get(kind, name)?.metadata.uid === uid) store.delete(kind, name);
+      // The same name may have been deleted and created again meanwhile: only remove what was marked
+      // (deleteMany checks the uid and removes in one step, and passes over another incarnation).
+      store.deleteMany([{ kind, name, uid }]);
     }, delayMs);
     timer.unref();
     timers.set(key, timer);

@@ -1,27 +1,120 @@
-import { KIND_NAMES } from "../../sdk/schema";
-import type { ObjectStore, StoredObject } from "../storage";
+import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import type { DeleteTarget, ObjectStore, StoredObject, WatchEvent } from "../storage";
 
 /**
  * Kubernetes' background cascading deletion: an object whose owners are all gone is deleted, so
  * deleting a Service deletes the ServiceRevisions it owns whoever deletes it (a client or the
- * controller). Runs once at start too, which finishes a cascade a crash interrupted.
+ * controller). Owners are matched by uid. Runs once at start too, which finishes a cascade a crash
+ * interrupted.
+ *
+ * The collector keeps an index (owner uid -> dependents), built once at start and kept current from the
+ * store's events, so a deletion only looks at the dependents of what was deleted, never at the whole
+ * store. The orphans of one commit are deleted in one commit (a delete-collection's chunk of Services
+ * takes its revisions in one more), which cascades further the same way.
  */
 export function startGarbageCollector(store: ObjectStore): () => void {
-  collectOrphans(store);
-  return store.subscribe((event) => {
-    if (event.type === "DELETED") collectOrphans(store);
+  const index = new OwnerIndex();
+  for (const kind of KIND_NAMES) for (const object of store.list(kind)) index.put(kind, object);
+  const unsubscribe = store.subscribeCommits((events) => {
+    const suspects = new Map<string, Dependent>();
+    for (const event of events) {
+      for (const dependent of index.apply(event)) suspects.set(dependent.key, dependent);
+    }
+    collect(store, index.orphans(suspects.values()));
   });
+  // Subscribed first, so what the start-up pass deletes cascades (and leaves the index) like any deletion.
+  collect(store, index.orphans(index.all()));
+  return unsubscribe;
 }
 
-function collectOrphans(store: ObjectStore): void {
-  const all = KIND_NAMES.flatMap((kind) => store.list(kind).map((object) => ({ kind, object })));
-  const live = new Set(all.map(({ object }) => object.metadata.uid));
-  for (const { kind, object } of all) {
-    if (isOrphan(object, live)) store.delete(kind, object.metadata.name);
+function collect(store: ObjectStore, orphans: DeleteTarget[]): void {
+  if (orphans.length > 0) store.deleteMany(orphans);
+}
+
+interface Dependent extends DeleteTarget {
+  /** `<kind>/<name>` */
+  key: string;
+  /** The uids of its owners. */
+  owners: readonly string[];
+}
+
+/** Who owns whom, by uid; every object with owner references, and the uid of every object stored. */
+class OwnerIndex {
+  /** uid -> key of every stored object. */
+  private readonly live = new Map<string, string>();
+  /** key -> the object, for those with owner references. */
+  private readonly dependents = new Map<string, Dependent>();
+  /** owner uid -> keys of the objects that name it. */
+  private readonly byOwner = new Map<string, Set<string>>();
+
+  /**
+   * Records what the event changed and returns the objects that may have lost their last owner: the
+   * dependents of a deleted object, or an object just written whose owners are absent (a dangling
+   * reference, as Kubernetes' collector deletes).
+   */
+  apply(event: WatchEvent): Dependent[] {
+    if (event.type !== "DELETED") {
+      this.put(event.kind, event.object);
+      const dependent = this.dependents.get(keyOf(event.kind, event.object.metadata.name));
+      return dependent ? [dependent] : [];
+    }
+    const { uid } = event.object.metadata;
+    this.drop(event.kind, event.object);
+    if (uid === undefined) return [];
+    return [...(this.byOwner.get(uid) ?? [])].flatMap((key) => this.dependents.get(key) ?? []);
+  }
+
+  put(kind: KindName, object: StoredObject): void {
+    const { name, uid, ownerReferences = [] } = object.metadata;
+    const key = keyOf(kind, name);
+    this.unlink(key);
+    if (uid !== undefined) this.live.set(uid, key);
+    if (ownerReferences.length === 0) return;
+    const owners = [...new Set(ownerReferences.map((owner) => owner.uid))];
+    this.dependents.set(key, { key, kind, name, uid, owners });
+    for (const owner of owners) {
+      let keys = this.byOwner.get(owner);
+      if (!keys) {
+        keys = new Set();
+        this.byOwner.set(owner, keys);
+      }
+      keys.add(key);
+    }
+  }
+
+  all(): Iterable<Dependent> {
+    return this.dependents.values();
+  }
+
+  /** Those of `candidates` whose owners are all gone, as deletion targets pinned to their uid. */
+  orphans(candidates: Iterable<Dependent>): DeleteTarget[] {
+    const orphans: DeleteTarget[] = [];
+    for (const { kind, name, uid, owners } of candidates) {
+      if (owners.every((owner) => !this.live.has(owner))) orphans.push({ kind, name, uid });
+    }
+    return orphans;
+  }
+
+  private drop(kind: KindName, object: StoredObject): void {
+    const key = keyOf(kind, object.metadata.name);
+    const { uid } = object.metadata;
+    this.unlink(key);
+    if (uid !== undefined && this.live.get(uid) === key) this.live.delete(uid);
+  }
+
+  /** Forgets the owners `key` named; its uid stays live. */
+  private unlink(key: string): void {
+    const previous = this.dependents.get(key);
+    if (!previous) return;
+    this.dependents.delete(key);
+    for (const owner of previous.owners) {
+      const keys = this.byOwner.get(owner);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byOwner.delete(owner);
+    }
   }
 }
 
-function isOrphan(object: StoredObject, live: ReadonlySet<string | undefined>): boolean {
-  const owners = object.metadata.ownerReferences ?? [];
-  return owners.length > 0 && owners.every((owner) => !live.has(owner.uid));
+function keyOf(kind: KindName, name: string): string {
+  return `${kind}/${name}`;
 }
