@@ -2,7 +2,7 @@ import { KINDS, type KindName } from "../../sdk/schema";
 import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
 import type { ObjectStore, StoredObject } from "../storage";
-import { type DeleteOutcome, deleteObject } from "./deletion";
+import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
 import { paginate } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
 import { redactObject } from "./redaction";
@@ -20,6 +20,9 @@ export interface ListQuery {
   limit?: number;
   continue?: string;
 }
+
+/** How many objects a delete-collection removes in one commit before it lets other requests run. */
+export const DELETE_COLLECTION_CHUNK = 100;
 
 export interface Written {
   object: StoredObject;
@@ -81,13 +84,29 @@ export class ResourceOperations {
     return this.update(existing, envelope, fieldValidation);
   }
 
-  delete(name: string): DeleteOutcome {
-    return deleteObject(this.store, this.kind, name);
+  delete(name: string, options: DeleteOptions = {}): DeleteOutcome {
+    return deleteObject(this.store, this.kind, name, options);
   }
 
-  /** Deletes every object the selector matches; the answer lists them as the deletion left them. */
-  deleteCollection(selector: LabelSelector): ObjectList {
-    const deleted = this.select(selector).map((object) => this.delete(object.metadata.name).object);
+  /**
+   * Deletes every object the selector matches; the answer lists them as the deletion left them. The
+   * objects go in chunks, each one commit, and the event loop runs between chunks: other requests (and
+   * /healthz) are answered while a large collection is deleted. Objects created meanwhile are not
+   * deleted; objects that went meanwhile are not listed.
+   */
+  async deleteCollection(selector: LabelSelector, options: DeleteOptions = {}): Promise<ObjectList> {
+    if (options.preconditions !== undefined) {
+      throw badRequest(
+        "DeleteOptions.preconditions name one object: send them with a DELETE of that object, not of the collection",
+      );
+    }
+    const selected = this.select(selector);
+    const deleted: StoredObject[] = [];
+    for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
+      deleted.push(...deleteSelected(this.store, this.kind, chunk, selector));
+    }
     return this.listOf(deleted, {});
   }
 

@@ -3,6 +3,7 @@ import { KINDS, type KindName } from "../../sdk/schema";
 import { parseFieldValidation } from "../admission";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
 import { addWarnings } from "../http/warnings";
+import { readDeleteOptions } from "../resources/deletion";
 import { ResourceOperations } from "../resources/operations";
 import { parseLimit } from "../resources/paging";
 import { PATCH_TYPES, type PatchType } from "../resources/patch";
@@ -33,6 +34,12 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
   const patchBody = { onRequest: acceptMediaTypes(PATCH_TYPES, true), preValidation: writeParameters };
   const listParameters = { preValidation: onlyParameters("labelSelector", "limit", "continue") };
+  // A DELETE may carry DeleteOptions as JSON; its query parameters stay refused (Kubernetes does not read
+  // preconditions from the query, and the other DeleteOptions fields are not supported yet).
+  const deleteBody = (...parameters: string[]) => ({
+    onRequest: acceptMediaTypes([JSON_TYPE], false),
+    preValidation: onlyParameters(...parameters),
+  });
 
   fastify.get<{ Querystring: Query }>(collection, listParameters, async (request) =>
     operations.list({
@@ -50,12 +57,10 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return reply.code(201).send(object);
   });
 
-  fastify.delete<{ Querystring: Query }>(
-    collection,
-    { preValidation: onlyParameters("labelSelector") },
-    async (request) =>
-      operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector"))),
-  );
+  fastify.delete<{ Querystring: Query }>(collection, deleteBody("labelSelector"), async (request) => {
+    const options = readDeleteOptions(request.body);
+    return operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector")), options);
+  });
 
   fastify.get<ItemRequest>(item, async (request) => operations.get(request.params.name));
 
@@ -81,8 +86,8 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return object;
   });
 
-  fastify.delete<ItemRequest>(item, { preValidation: onlyParameters() }, async (request, reply) => {
-    const outcome = operations.delete(request.params.name);
+  fastify.delete<ItemRequest>(item, deleteBody(), async (request, reply) => {
+    const outcome = operations.delete(request.params.name, readDeleteOptions(request.body));
     return reply.code(outcome.code).send(outcome.status ?? outcome.object);
   });
 };
