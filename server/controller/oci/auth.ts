@@ -133,7 +133,7 @@ export class RegistryAuthenticator {
     }
     const where = `token service ${realm.origin}${realm.pathname}`;
     if (response.status !== 200) {
-      const said = serverMessage(response.body);
+      const said = serverMessage(response.body, this.secrets);
       throw new ResolutionFailure(
         "BundleResolutionFailed",
         `${where} refused ${this.describeGrant()} (HTTP ${response.status}${said ? `: ${said}` : ""})`,

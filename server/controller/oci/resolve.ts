@@ -40,8 +40,12 @@ const MANIFEST_TYPES = [
 
 const SHA256_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-function registryFailure(response: HttpResponse, what: string): ResolutionFailure {
-  const said = serverMessage(response.body);
+function registryFailure(
+  response: HttpResponse,
+  what: string,
+  secrets: readonly string[],
+): ResolutionFailure {
+  const said = serverMessage(response.body, secrets);
   const status = `HTTP ${response.status}${said ? `: ${said}` : ""}`;
   return new ResolutionFailure(
     "BundleResolutionFailed",
@@ -93,10 +97,12 @@ async function resolveTag(
   if (head.status === 200 && announced && SHA256_DIGEST.test(announced)) return announced;
   // Transient failures were retried already; anything else is asked again with GET, whose body is
   // either the manifest to hash or the registry's error document to quote.
-  if (isTransientStatus(head.status)) throw registryFailure(head, describeStatus(head.status));
+  if (isTransientStatus(head.status)) {
+    throw registryFailure(head, describeStatus(head.status), auth.secrets);
+  }
   const get = await fetchManifest("GET", url, auth, context);
   if (get.response.status !== 200) {
-    throw registryFailure(get.response, get.refusal ?? describeStatus(get.response.status));
+    throw registryFailure(get.response, get.refusal ?? describeStatus(get.response.status), auth.secrets);
   }
   return `sha256:${createHash("sha256").update(get.response.body).digest("hex")}`;
 }
