@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { parseFieldValidation } from "../admission";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
@@ -37,7 +37,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   // A DELETE may carry DeleteOptions as JSON; its query parameters stay refused (Kubernetes does not read
   // preconditions from the query, and the other DeleteOptions fields are not supported yet).
   const deleteBody = (...parameters: string[]) => ({
-    onRequest: acceptMediaTypes([JSON_TYPE], false),
+    onRequest: [acceptMediaTypes([JSON_TYPE], false), emptyBodyIsNoBody],
     preValidation: onlyParameters(...parameters),
   });
 
@@ -91,6 +91,18 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return reply.code(outcome.code).send(outcome.status ?? outcome.object);
   });
 };
+
+/**
+ * Kubernetes reads an empty DELETE body as no DeleteOptions whatever its Content-Type says, and some
+ * clients send `Content-Type: application/json` on every request; the JSON parser would refuse the
+ * empty body (400), so the type of a request without a body is dropped before parsing.
+ */
+async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
+  const { "content-length": length, "transfer-encoding": encoding } = request.headers;
+  if (encoding === undefined && (length === undefined || length === "0")) {
+    delete request.raw.headers["content-type"];
+  }
+}
 
 function fieldValidation(query: Query) {
   return parseFieldValidation(single(query, "fieldValidation"));
