@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { openStore, type StoredObject } from "../../server/storage";
 import { call, manifest, pathOf, startTestServer } from "../helpers/server";
 import { SECRET_SPECS, SECRETS, VALID_SPECS } from "./fixtures";
 
@@ -98,6 +99,37 @@ describe("persistence", () => {
       await expect.poll(() => second.store.get("Proxy", "draining")).toBeUndefined();
     } finally {
       await second.close();
+    }
+  });
+
+  it("finishes a cascading deletion that a crash interrupted", async () => {
+    const dir = dataDir();
+    // A store without the server's garbage collector stands for a server killed between deleting a
+    // Service and deleting what it owns.
+    const interrupted = openStore({ dir });
+    const service = interrupted.create(
+      "Service",
+      manifest("Service", "web", VALID_SPECS.Service) as StoredObject,
+    );
+    const { name, uid } = service.metadata;
+    interrupted.create(
+      "ServiceRevision",
+      manifest("ServiceRevision", "web-r1", VALID_SPECS.ServiceRevision, {
+        ownerReferences: [{ apiVersion: service.apiVersion, kind: "Service", name, uid, controller: true }],
+      }) as StoredObject,
+    );
+    interrupted.create(
+      "ServiceRevision",
+      manifest("ServiceRevision", "loose", VALID_SPECS.ServiceRevision) as StoredObject,
+    );
+    interrupted.delete("Service", "web");
+    interrupted.close();
+
+    const server = await startTestServer({ storage: { dir } });
+    try {
+      expect(server.store.list("ServiceRevision").map((object) => object.metadata.name)).toEqual(["loose"]);
+    } finally {
+      await server.close();
     }
   });
 
