@@ -36,6 +36,7 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isFinite(value)) return "a number that is not finite";
   if (typeof value === "number" && !Number.isInteger(value)) return "a fraction";
   return TYPE_NAMES[typeof value] ?? typeof value;
 }

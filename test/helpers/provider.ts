@@ -97,7 +97,10 @@ export interface ProxiedRequest {
 }
 
 export interface ProxiedReply {
+  /** 0 with `reset`. */
   status: number;
+  /** Drop the connection instead of answering: the client sees a reset, and cannot tell whether it was served. */
+  reset?: boolean;
   headers?: Record<string, string>;
   /** Sent as JSON unless a string. */
   body?: unknown;
@@ -139,6 +142,10 @@ function endToEnd(headers: IncomingHttpHeaders): Record<string, string> {
   );
 }
 
+function exchangeOf(incoming: ProxiedRequest) {
+  return { method: incoming.method, path: incoming.path, requestBody: incoming.body };
+}
+
 /**
  * An HTTP proxy on 127.0.0.1 in front of `target` (the API server, or a registry); by default it forwards
  * everything unchanged.
@@ -168,6 +175,11 @@ export async function startLoopbackProxy(
     };
     try {
       const reply = await handler(incoming, () => forwardTo(incoming));
+      if (reply.reset) {
+        exchanges.push({ ...exchangeOf(incoming), status: 0, responseBody: undefined });
+        res.socket?.resetAndDestroy();
+        return;
+      }
       const text =
         typeof reply.body === "string"
           ? reply.body
@@ -176,9 +188,7 @@ export async function startLoopbackProxy(
             : JSON.stringify(reply.body);
       const json = typeof reply.body === "object" || /json/.test(reply.headers?.["content-type"] ?? "");
       exchanges.push({
-        method: incoming.method,
-        path: incoming.path,
-        requestBody: incoming.body,
+        ...exchangeOf(incoming),
         status: reply.status,
         responseBody: json && text !== "" ? JSON.parse(text) : text,
       });

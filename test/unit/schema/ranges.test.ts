@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { validateSpec } from "../../../sdk/schema";
 import {
   backendPortRange,
   integerFieldFix,
@@ -47,5 +48,19 @@ describe("range rules' messages", () => {
     expect(integerFieldFix("spec.revisionHistoryLimit")).toMatch(/^set a count of revisions/);
     expect(integerFieldFix("spec.template.spec.backend.portal")).toBeUndefined();
     expect(integerFieldFix("spec.telemetry.accessLogs.json.x")).toBeUndefined();
+  });
+});
+
+describe("a non-finite number reaching the schema directly (the provider's check, the pack)", () => {
+  it("is named as not finite, not as a fraction", () => {
+    const messages = validateSpec("Service", {
+      source: { oci: { repo: "registry.example.dev/team/app", tag: "v1" } },
+      template: {
+        spec: { runtime: { compatibilityDate: "2026-01-01" }, backend: { protocol: "tcp", port: Infinity } },
+      },
+    }).map((violation) => violation.message);
+    expect(messages.join("\n")).toContain("spec.template.spec.backend.port");
+    expect(messages.join("\n")).toContain("not finite");
+    expect(messages.join("\n")).not.toContain("fraction");
   });
 });
