@@ -19,13 +19,15 @@ export type ClientMeta = Pick<
 /** A request body taken apart: envelope checked, spec not yet looked at. */
 export interface Envelope {
   metadata: ClientMeta;
+  /** `metadata.uid` as sent: on an update, a precondition (the object must still be that one), as in Kubernetes. */
+  uid?: string;
   spec: unknown;
   /** JSON paths of envelope fields this API does not have (the spec's are found by the schema). */
   unknownFields: string[];
 }
 
 const TOP_LEVEL: ReadonlySet<string> = new Set(["apiVersion", "kind", "metadata", "spec", "status"]);
-/** Server-owned metadata: accepted (clients send back what they read) and ignored. */
+/** Server-owned metadata: accepted (clients send back what they read) and ignored, but for uid (see Envelope). */
 const SERVER_METADATA: ReadonlySet<string> = new Set([
   "uid",
   "generation",
@@ -70,7 +72,13 @@ export function readEnvelope(kind: KindName, body: unknown): Envelope {
     annotations: stringMap(rawMetadata, "annotations"),
     ownerReferences: ownerReferences(rawMetadata),
   };
-  return { metadata: withoutUndefined(metadata), spec: body.spec ?? {}, unknownFields };
+  const uid = optionalString(rawMetadata, "uid");
+  return {
+    metadata: withoutUndefined(metadata),
+    ...(uid !== undefined && { uid }),
+    spec: body.spec ?? {},
+    unknownFields,
+  };
 }
 
 /** What Kubernetes validates in client metadata (422 causes). `creating` also needs a name. */

@@ -1,7 +1,7 @@
 import { KINDS, type KindName } from "../../sdk/schema";
 import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
-import type { ObjectStore, StoredObject } from "../storage";
+import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
 import { paginate } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
@@ -111,6 +111,8 @@ export class ResourceOperations {
   }
 
   private update(existing: StoredObject, envelope: Envelope, fieldValidation: FieldValidation): Written {
+    // A uid in the body names the object the client means: another one under the name is a 409.
+    checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
       throw conflict(this.kind, existing.metadata.name);
     }

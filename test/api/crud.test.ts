@@ -42,6 +42,26 @@ describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) =
     expect(Object.keys(created.spec).length).toBeGreaterThan(Object.keys(VALID_SPECS[kind]).length);
   });
 
+  it("treats a uid in a PUT body as a precondition: another object under the name is 409, the same one is updated", async () => {
+    const stale = await create("uid-guarded");
+    expect((await server.call("DELETE", pathOf(kind, "uid-guarded"))).status).toBeLessThan(300);
+    // A Proxy goes after its (test) grace period.
+    while ((await server.call("GET", pathOf(kind, "uid-guarded"))).status !== 404) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await create("uid-guarded");
+    const current = await settled("uid-guarded");
+    const body = { ...current, metadata: { ...current.metadata, uid: stale.metadata.uid } };
+    const refused = await server.call("PUT", pathOf(kind, "uid-guarded"), { body });
+    expect(refused.status).toBe(409);
+    expect(refused.body.reason).toBe("Conflict");
+    expect(refused.body.message).toContain(
+      `Precondition failed: UID in precondition: ${stale.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
+    );
+    const accepted = await server.call("PUT", pathOf(kind, "uid-guarded"), { body: current });
+    expect(accepted.status).toBe(200);
+  });
+
   it("gets an object by name with 200", async () => {
     const created = await create("fetched");
     const reply = await server.call("GET", pathOf(kind, "fetched"));
