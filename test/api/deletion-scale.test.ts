@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KINDS } from "../../sdk/schema";
 import type { ObjectStore, StoredObject } from "../../server/storage";
-import { pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { pathOf, startTestServer, type TestServer, useDurableServers } from "../helpers/server";
 import { VALID_SPECS } from "./fixtures";
 
 // Performance is printed, never asserted (timings depend on the machine): these tests assert what must
@@ -55,20 +52,16 @@ function seedOwned(store: ObjectStore, name: string, owner: StoredObject) {
   });
 }
 
-const dirs: string[] = [];
-let server: TestServer | undefined;
+const durableServer = useDurableServers("scale");
+let memoryServer: TestServer | undefined;
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  await memoryServer?.close();
+  memoryServer = undefined;
 });
 
 describe("deletion at scale", () => {
   it(`deletes a collection of ${SERVICES} Services and their revisions while /healthz keeps answering`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "exampledev-scale-"));
-    dirs.push(dir);
-    const running = await startTestServer({ storage: { dir } });
-    server = running;
+    const { server: running } = await durableServer();
     const services = Array.from({ length: SERVICES }, (_, i) =>
       seed(running.store, "Service", `svc-${String(i).padStart(4, "0")}`),
     );
@@ -124,7 +117,7 @@ describe("deletion at scale", () => {
 
   it(`deletes one Service and its revision among ${STORED} stored objects`, async () => {
     const running = await startTestServer();
-    server = running;
+    memoryServer = running;
     const keeper = seed(running.store, "Service", "keeper");
     await running.idle();
     const fillers = STORED - 4;

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { describe, expect, it } from "vitest";
+import { manifest, pathOf, useDurableServers } from "../helpers/server";
 import { DIGEST } from "./fixtures";
 
 const REPO = "registry.example.dev/team/app";
@@ -49,20 +48,11 @@ function foundOnDisk(dir: string, values: Record<string, string>): string[] {
   );
 }
 
-const dirs: string[] = [];
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const durableServer = useDurableServers("secrets");
 
 describe("secrets on disk", () => {
   it("keeps no deleted or rotated secret value in the data directory, during the run and after it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "exampledev-secrets-"));
-    dirs.push(dir);
-    const running = await startTestServer({ storage: { dir } });
-    server = running;
+    const { server: running, dataDir: dir } = await durableServer();
 
     const gone = {
       proxyKey: secret("proxy-key"),
@@ -119,7 +109,6 @@ describe("secrets on disk", () => {
     expect(labelsOnDisk(dir, kept)).toEqual(["keptKeyData", "rotatedTo"]);
 
     await running.close();
-    server = undefined;
     expect(foundOnDisk(dir, gone)).toEqual([]);
     expect(labelsOnDisk(dir, kept)).toEqual(["keptKeyData", "rotatedTo"]);
   });

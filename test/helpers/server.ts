@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Dispatcher, request } from "undici";
+import { afterEach } from "vitest";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { type RunningServer, type ServerOptions, startServer } from "../../server";
 
@@ -99,4 +103,24 @@ export function manifest(
 export function warningsOf(reply: Reply): string[] {
   const header = reply.headers.warning;
   return header === undefined ? [] : [header].flat();
+}
+
+/**
+ * For a test file: test servers on durable storage in temporary data directories, closed (once) and removed
+ * after each test. `dataDir` is where the server writes, for tests that read its files.
+ */
+export function useDurableServers(prefix: string) {
+  const opened: { server: TestServer; dataDir: string }[] = [];
+  afterEach(async () => {
+    for (const { server, dataDir } of opened.splice(0)) {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+  return async (options: Partial<ServerOptions> = {}) => {
+    const dataDir = mkdtempSync(join(tmpdir(), `exampledev-${prefix}-`));
+    const server = await startTestServer({ storage: { dir: dataDir }, ...options });
+    opened.push({ server, dataDir });
+    return { server, dataDir };
+  };
 }
