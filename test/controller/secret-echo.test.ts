@@ -165,15 +165,7 @@ describe("a registry echoing the Authorization header, cut inside the credential
       }
       const authorization = incoming.headers.authorization;
       if (authorization !== `Bearer ${SERVICE_TOKEN}`) {
-        const challenge = `Bearer realm="http://${self}/token",service="echo"`;
-        answerJson(
-          outgoing,
-          401,
-          { errors: [{ code: "UNAUTHORIZED", message: "log in" }] },
-          {
-            "www-authenticate": challenge,
-          },
-        );
+        askForToken(outgoing, self);
         return;
       }
       answerJson(outgoing, 403, registryError("DENIED", authorization));
@@ -192,15 +184,7 @@ describe("a token service echoing what it was sent, cut inside the credential", 
         answerJson(outgoing, status, answer(incoming, body));
         return;
       }
-      const challenge = `Bearer realm="http://${self}/token",service="echo"`;
-      answerJson(
-        outgoing,
-        401,
-        { errors: [{ code: "UNAUTHORIZED", message: "log in" }] },
-        {
-          "www-authenticate": challenge,
-        },
-      );
+      askForToken(outgoing, self);
     });
 
   it("401 echoing the Basic credential: redacted, and the message names the user", async () => {
@@ -269,3 +253,14 @@ describe("redaction of what a server said", () => {
     expect(said.endsWith("...")).toBe(true);
   });
 });
+
+/** 401 with a bearer challenge that sends the client to this registry's token service at /token. */
+function askForToken(outgoing: ServerResponse, self: string): void {
+  const challenge = `Bearer realm="http://${self}/token",service="echo"`;
+  answerJson(
+    outgoing,
+    401,
+    { errors: [{ code: "UNAUTHORIZED", message: "log in" }] },
+    { "www-authenticate": challenge },
+  );
+}
