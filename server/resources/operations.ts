@@ -3,7 +3,7 @@ import { admit, type Envelope, type FieldValidation, readEnvelope } from "../adm
 import { badRequest, conflict, invalid, notFound } from "../errors";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
-import { paginate } from "./paging";
+import { continueAfter, continueToken } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
 import { redactObject } from "./redaction";
 import { type LabelSelector, matchesSelector } from "./selector";
@@ -36,11 +36,21 @@ export class ResourceOperations {
     private readonly store: ObjectStore,
   ) {}
 
+  /** In name order; a page costs what it returns (the store keeps names sorted), not the whole collection. */
   list(query: ListQuery): ObjectList {
-    const matching = this.select(query.selector);
-    const page = paginate(matching, query.limit, query.continue);
+    const where =
+      query.selector.length === 0
+        ? undefined
+        : (object: StoredObject) => matchesSelector(query.selector, object.metadata.labels);
+    const page = this.store.page(this.kind, {
+      after: continueAfter(query.continue),
+      limit: query.limit,
+      where,
+    });
+    const last = page.items.at(-1)?.metadata.name;
     return this.listOf(page.items, {
-      ...(page.continue && { continue: page.continue, remainingItemCount: page.remainingItemCount }),
+      ...(page.more && last !== undefined && { continue: continueToken(last) }),
+      ...(page.remaining !== undefined && { remainingItemCount: page.remaining }),
     });
   }
 

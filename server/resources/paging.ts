@@ -1,12 +1,4 @@
 import { badRequest } from "../errors";
-import type { StoredObject } from "../storage";
-
-export interface Page {
-  items: StoredObject[];
-  /** Opaque token for the next page; absent on the last one. */
-  continue?: string;
-  remainingItemCount?: number;
-}
 
 /** What a continue token carries: the last name already returned (lists are ordered by name). */
 interface ContinueToken {
@@ -23,22 +15,17 @@ export function parseLimit(text: string | undefined): number | undefined {
   return limit === 0 ? undefined : limit;
 }
 
-/** Names after the token's position, so objects created or deleted meanwhile neither repeat nor shift pages. */
-export function paginate(
-  items: readonly StoredObject[],
-  limit: number | undefined,
-  token: string | undefined,
-): Page {
-  const start = token === undefined || token === "" ? undefined : decodeToken(token).start;
-  const remaining = start === undefined ? [...items] : items.filter((item) => item.metadata.name > start);
-  if (limit === undefined || remaining.length <= limit) return { items: remaining };
-  const page = remaining.slice(0, limit);
-  const last = page[page.length - 1] as StoredObject;
-  return {
-    items: page,
-    continue: encodeToken({ v: 1, start: last.metadata.name }),
-    remainingItemCount: remaining.length - limit,
-  };
+/**
+ * The continue token of a page ending at `lastName`: the next page starts after that name in the current
+ * state, so objects created or deleted meanwhile neither repeat nor shift pages.
+ */
+export function continueToken(lastName: string): string {
+  return encodeToken({ v: 1, start: lastName });
+}
+
+/** The name a continue token says to start after; undefined for the first page. */
+export function continueAfter(token: string | undefined): string | undefined {
+  return token === undefined || token === "" ? undefined : decodeToken(token).start;
 }
 
 function encodeToken(token: ContinueToken): string {

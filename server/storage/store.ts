@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { alreadyExists, badRequest, conflict, notFound } from "../errors";
 import { withoutUndefined } from "../records";
+import { SortedBucket } from "./bucket";
 import { copyJson } from "./copy";
 import { checkPreconditions, type Preconditions } from "./preconditions";
 import { dropsSecrets } from "./secrets";
@@ -11,6 +12,7 @@ import type {
   DeleteTarget,
   ObjectMeta,
   ObjectStore,
+  PageQuery,
   StoredObject,
   WatchEvent,
   WatchListener,
@@ -46,7 +48,7 @@ export function timestamp(date = new Date()): string {
  * in-memory and the durable store: the only difference is the journal.
  */
 export class Store implements ObjectStore {
-  private readonly objects = new Map<KindName, Map<string, StoredObject>>();
+  private readonly objects = new Map<KindName, SortedBucket>();
   private readonly listeners = new Set<CommitListener>();
   /** Commits whose events are not yet delivered; a write made by a listener waits its turn here. */
   private readonly undelivered: WatchEvent[][] = [];
@@ -71,9 +73,23 @@ export class Store implements ObjectStore {
   }
 
   list(kind: KindName): StoredObject[] {
-    return [...this.bucket(kind).values()]
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
-      .map((object) => copyJson(object));
+    return Array.from(this.bucket(kind).values(), (object) => copyJson(object));
+  }
+
+  page(kind: KindName, { after, limit, where }: PageQuery) {
+    const bucket = this.bucket(kind);
+    const items: StoredObject[] = [];
+    let more = false;
+    for (const object of bucket.values(after)) {
+      if (where !== undefined && !where(object)) continue;
+      if (limit !== undefined && items.length === limit) {
+        more = true;
+        break;
+      }
+      items.push(copyJson(object));
+    }
+    const last = items.at(-1)?.metadata.name ?? after;
+    return { items, more, ...(more && where === undefined && { remaining: bucket.countAfter(last) }) };
   }
 
   create(kind: KindName, obj: StoredObject): StoredObject {
@@ -189,10 +205,10 @@ export class Store implements ObjectStore {
     this.journal?.close();
   }
 
-  private bucket(kind: KindName): Map<string, StoredObject> {
+  private bucket(kind: KindName): SortedBucket {
     let bucket = this.objects.get(kind);
     if (!bucket) {
-      bucket = new Map();
+      bucket = new SortedBucket();
       this.objects.set(kind, bucket);
     }
     return bucket;

@@ -42,10 +42,22 @@ export interface DeleteTarget {
  * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
  * whole store, and is durable (when the store is) before the method returns.
  */
+export interface PageQuery {
+  after?: string;
+  limit?: number;
+  where?: (object: StoredObject) => boolean;
+}
+
 export interface ObjectStore {
   get(kind: KindName, name: string): StoredObject | undefined;
   /** Ordered by name. */
   list(kind: KindName): StoredObject[];
+  /**
+   * One page in name order: the objects after `after` that `where` accepts, at most `limit`; only those are
+   * copied. `more` says whether another accepted object follows; `remaining` counts the objects after the
+   * page when there is no `where` (as Kubernetes reports remainingItemCount only for unfiltered lists).
+   */
+  page(kind: KindName, query: PageQuery): { items: StoredObject[]; more: boolean; remaining?: number };
   /** Sets uid, resourceVersion, generation (1) and creationTimestamp. Throws ApiError AlreadyExists. */
   create(kind: KindName, obj: StoredObject): StoredObject;
   /**
