@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
+import { baseUrlProblem, SETTINGS, type SettingName } from "../sdk/client/settings";
 
-/** Where and how the provider reaches the API; read from stack config, then EXAMPLEDEV_* variables. */
+/** Where and how the provider reaches the API; read from stack config and EXAMPLEDEV_* variables. */
 export interface Settings {
   baseUrl: string;
   token?: string;
@@ -9,43 +10,32 @@ export interface Settings {
 }
 
 /**
- * The stack config keys the provider reads, with the environment variable of each. The variable is a fallback,
- * except where `envFirst`: the API's address and token. `pulumi destroy` (and refresh) hand the provider the
- * config stored in state at the last update, so the variables are how a destroy reaches an API that moved or
- * a token that was rotated.
+ * The stack config keys the provider reads, with the environment variable, precedence, default and
+ * description of each: the settings data of `sdk/client/settings.ts`, declared there once.
  */
-export const SETTING_KEYS = {
-  baseUrl: { config: "exampledev:baseUrl", env: "EXAMPLEDEV_BASE_URL", envFirst: true },
-  token: { config: "exampledev:token", env: "EXAMPLEDEV_TOKEN", envFirst: true },
-  caCertificate: { config: "exampledev:caCertificate", env: "EXAMPLEDEV_CA_CERTIFICATE" },
-  caCertificateFile: { config: "exampledev:caCertificateFile", env: "EXAMPLEDEV_CA_CERTIFICATE_FILE" },
-  requestTimeoutSeconds: {
-    config: "exampledev:requestTimeoutSeconds",
-    env: "EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS",
-  },
-  deferValidationToPolicies: {
-    config: "exampledev:deferValidationToPolicies",
-    env: "EXAMPLEDEV_DEFER_VALIDATION_TO_POLICIES",
-  },
-} as const;
-
-const DEFAULT_TIMEOUT_SECONDS = 30;
+export const SETTING_KEYS = SETTINGS;
 
 export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
 function reader(config: ConfigSource, env: NodeJS.ProcessEnv) {
-  return (key: keyof typeof SETTING_KEYS) => {
-    const setting: { config: string; env: string; envFirst?: boolean } = SETTING_KEYS[key];
+  return (name: SettingName) => {
+    const setting = SETTINGS[name];
     const fromConfig = nonEmpty(config.get(setting.config));
     const fromEnv = nonEmpty(env[setting.env]);
-    return setting.envFirst ? (fromEnv ?? fromConfig) : (fromConfig ?? fromEnv);
+    return setting.precedence === "environment" ? (fromEnv ?? fromConfig) : (fromConfig ?? fromEnv);
   };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === "" ? undefined : value;
+}
+
+/** A setting's name as messages give it: the config key and, in parentheses, the variable. */
+function named(name: SettingName): string {
+  const { config, env } = SETTINGS[name];
+  return `${config} (or ${env})`;
 }
 
 /**
@@ -57,10 +47,11 @@ export function validationDeferredToPolicies(
   config: ConfigSource,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
+  const setting = SETTINGS.deferValidationToPolicies;
   const value = reader(config, env)("deferValidationToPolicies");
-  if (value === undefined || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`${SETTING_KEYS.deferValidationToPolicies.config} must be true or false, not "${value}"`);
+  if (value === undefined) return setting.default;
+  if (value === "true" || value === "false") return value === "true";
+  throw new Error(`${setting.config} must be true or false, not "${value}"`);
 }
 
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
@@ -68,16 +59,18 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
   const baseUrl = read("baseUrl");
   if (baseUrl === undefined) {
     throw new Error(
-      `no API address configured: set it with \`pulumi config set ${SETTING_KEYS.baseUrl.config} http://127.0.0.1:8080\` ` +
-        `or the ${SETTING_KEYS.baseUrl.env} environment variable`,
+      `no API address configured: set it with \`pulumi config set ${SETTINGS.baseUrl.config} http://127.0.0.1:8080\` ` +
+        `or the ${SETTINGS.baseUrl.env} environment variable`,
     );
   }
-  checkBaseUrl(baseUrl);
+  const problem = baseUrlProblem(baseUrl, named("token"));
+  if (problem !== undefined) throw new Error(`${named("baseUrl")} ${problem}`);
+  const timeout = SETTINGS.requestTimeoutSeconds;
   const timeoutText = read("requestTimeoutSeconds");
-  const timeoutSeconds = timeoutText === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeoutText);
+  const timeoutSeconds = timeoutText === undefined ? timeout.default : Number(timeoutText);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
     throw new Error(
-      `${SETTING_KEYS.requestTimeoutSeconds.config} must be a positive number of seconds, for example 30`,
+      `${timeout.config} must be a positive number of seconds, for example ${timeout.default} (the default)`,
     );
   }
   const caFile = read("caCertificateFile");
@@ -89,24 +82,4 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
     ...(token !== undefined && { token }),
     ...(ca !== undefined && { ca }),
   };
-}
-
-function checkBaseUrl(baseUrl: string): void {
-  const { config, env } = SETTING_KEYS.baseUrl;
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new Error(
-      `${config} (or ${env}) is not a URL: use the API's address, e.g. https://api.example.dev`,
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`${config} (or ${env}) must be an http:// or https:// address`);
-  }
-  if (url.username || url.password) {
-    throw new Error(
-      `${config} (or ${env}) must not carry credentials: set the token with exampledev:token instead`,
-    );
-  }
 }

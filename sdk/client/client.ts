@@ -1,5 +1,6 @@
 import { resourceClient } from "./resource-client";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry";
+import { baseUrlProblem, DEFAULT_TIMEOUT_MS } from "./settings";
 import { realSleep, type Sleep, Transport } from "./transport";
 import type { KindTypes, ResourceClient } from "./types";
 
@@ -10,7 +11,7 @@ export interface ClientOptions {
   token?: string;
   /** PEM certificate of the authority that signed the server's certificate. */
   ca?: string | Buffer;
-  /** Deadline of one attempt, from connecting to the last byte of the answer. Default 30000. */
+  /** Deadline of one attempt, from connecting to the last byte of the answer. Default: `DEFAULT_TIMEOUT_MS`. */
   timeoutMs?: number;
   /** Retries after the first attempt (see `retryDelay` for which failures). Default 3. */
   maxRetries?: number;
@@ -29,8 +30,6 @@ export interface Client {
   /** Closes the connection pool once pending requests are done. */
   close(): Promise<void>;
 }
-
-const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** A client for one API server: one keep-alive connection pool shared by the accessors of every kind. */
 export function createClient(options: ClientOptions): Client {
@@ -54,20 +53,7 @@ export function createClient(options: ClientOptions): Client {
 
 /** The base URL, refused when it could leak into messages or would be ignored. */
 function checkedBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError("baseUrl is not a URL: give one like https://api.example.dev");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`baseUrl must use http or https, not ${url.protocol.replace(":", "")}`);
-  }
-  if (url.username || url.password) {
-    throw new TypeError("baseUrl must not contain credentials: pass the API token as `token`");
-  }
-  if (url.search || url.hash) {
-    throw new TypeError("baseUrl must not have a query or fragment: give the server's address only");
-  }
-  return url.href;
+  const problem = baseUrlProblem(baseUrl, "`token`");
+  if (problem !== undefined) throw new TypeError(`baseUrl ${problem}`);
+  return new URL(baseUrl).href;
 }

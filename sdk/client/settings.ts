@@ -1,0 +1,105 @@
+/**
+ * Every user-facing setting of the Pulumi provider, declared once as data: its stack config key, its
+ * environment variable, which of the two wins, its default, one line a user reads, and whether it is secret.
+ * `provider/settings.ts` reads stack config and environment with it, `createClient` takes its default request
+ * timeout and base-URL check from here, and `npm run docs` renders the README's configuration table from it.
+ */
+
+export interface SettingInfo {
+  /** Stack config key, e.g. `exampledev:baseUrl`. */
+  readonly config: string;
+  /** Environment variable read when the config key is empty, or first when `precedence` is "environment". */
+  readonly env: string;
+  /**
+   * Which source wins when both are set. The environment wins for the API's address and token:
+   * `pulumi destroy` and `pulumi refresh` hand the provider the config stored in state at the last update,
+   * so the variables are how they reach an API that moved, or use a token that was rotated.
+   */
+  readonly precedence: "config" | "environment";
+  /** The value used when neither source sets one; absent when there is none. */
+  readonly default?: number | boolean;
+  /** One line for users: what the setting does and what it accepts. */
+  readonly description: string;
+  /** Set it with `pulumi config set --secret`; it never appears in messages. */
+  readonly secret: boolean;
+}
+
+export const SETTINGS = {
+  baseUrl: {
+    config: "exampledev:baseUrl",
+    env: "EXAMPLEDEV_BASE_URL",
+    precedence: "environment",
+    description:
+      "The API's address, such as http://127.0.0.1:8080 or https://api.example.dev (a path prefix is kept); required once the provider calls the API.",
+    secret: false,
+  },
+  token: {
+    config: "exampledev:token",
+    env: "EXAMPLEDEV_TOKEN",
+    precedence: "environment",
+    description: "Bearer token sent to the API with every request.",
+    secret: true,
+  },
+  caCertificate: {
+    config: "exampledev:caCertificate",
+    env: "EXAMPLEDEV_CA_CERTIFICATE",
+    precedence: "config",
+    description: "PEM certificate of the authority that signed the API's https certificate.",
+    secret: false,
+  },
+  caCertificateFile: {
+    config: "exampledev:caCertificateFile",
+    env: "EXAMPLEDEV_CA_CERTIFICATE_FILE",
+    precedence: "config",
+    description: "Path of a PEM file with that certificate, read when caCertificate is not set.",
+    secret: false,
+  },
+  requestTimeoutSeconds: {
+    config: "exampledev:requestTimeoutSeconds",
+    env: "EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS",
+    precedence: "config",
+    default: 30,
+    description:
+      "Deadline of one request attempt in seconds, from connecting to the last byte of the answer; a positive number.",
+    secret: false,
+  },
+  deferValidationToPolicies: {
+    config: "exampledev:deferValidationToPolicies",
+    env: "EXAMPLEDEV_DEFER_VALIDATION_TO_POLICIES",
+    precedence: "config",
+    default: false,
+    description:
+      "true: check leaves spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at pulumi up.",
+    secret: false,
+  },
+} as const satisfies Record<string, SettingInfo>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The per-attempt request timeout when none is configured, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = SETTINGS.requestTimeoutSeconds.default * 1000;
+
+/**
+ * What is wrong with an API base URL, worded to follow the setting's name ("is not a URL: …"), or undefined
+ * when it can be used. Refused: what is not an http(s) URL, credentials (they would leak into messages; the
+ * token has its own setting, named by `tokenSetting`), and a query or fragment (they would be dropped).
+ * The URL itself is never repeated, since it may carry a secret.
+ */
+export function baseUrlProblem(baseUrl: string, tokenSetting: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return "is not a URL: give one like https://api.example.dev";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `must use http or https, not ${url.protocol.replace(":", "")}`;
+  }
+  if (url.username || url.password) {
+    return `must not contain credentials: pass the API token as ${tokenSetting}`;
+  }
+  if (url.search || url.hash) {
+    return "must not have a query or fragment: give the server's address only";
+  }
+  return undefined;
+}
