@@ -1,5 +1,6 @@
 import type { ApiObject, Client, ResourceClient, ServiceStatus } from "../sdk/client";
 import type { KindName } from "../sdk/schema";
+import { CONDITION_TYPES } from "../sdk/schema/status";
 import type { Condition } from "./await/condition";
 import { conditionOf, serviceAccepted } from "./await/conditions";
 
@@ -25,7 +26,7 @@ export const KIND_BEHAVIOUR: Readonly<Record<KindName, KindBehaviour>> = {
     readiness: serviceAccepted,
     extraOutputs: (object) => {
       const { latestRevision, liveRevision } = object.status ?? {};
-      const egress = conditionOf(object, "EgressReady");
+      const egress = conditionOf(object, CONDITION_TYPES.EgressReady);
       return {
         ...(latestRevision && { latestRevision }),
         ...(liveRevision && { liveRevision }),

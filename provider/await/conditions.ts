@@ -1,15 +1,10 @@
-import type { Condition as ApiCondition } from "../../sdk/client";
-import type { AnyObject as KnownObject } from "../kinds";
+import type { Condition as ApiCondition, ObjectWithStatus } from "../../sdk/client/types";
+import { CONDITION_TYPES, isTerminalFailure } from "../../sdk/schema/status";
 import type { Condition } from "./condition";
 
-type AnyObject = KnownObject | undefined;
+type Observed = ObjectWithStatus | undefined;
 
-/** Controller reasons that no amount of waiting fixes: the provider fails with the controller's message. */
-const FAILED_REASONS = new Set(["BundleResolutionFailed", "InvalidSource"]);
-/** A pinned spec.liveRevision that cannot be served: a rollback to a typo must not look like success. */
-const LIVE_FAILED_REASONS = new Set(["RevisionNotFound", "RevisionNotOwned"]);
-
-export function conditionOf(object: AnyObject, type: string): ApiCondition | undefined {
+export function conditionOf(object: Observed, type: string): ApiCondition | undefined {
   return object?.status?.conditions?.find((condition) => condition.type === type);
 }
 
@@ -20,10 +15,17 @@ export function conditionOf(object: AnyObject, type: string): ApiCondition | und
  */
 export const STALE_FAILURE_GRACE_MS = 5_000;
 
-/** The controller has seen the written generation and settled its `Accepted` condition for it. */
-export function serviceAccepted(written: KnownObject, now: () => number = Date.now): Condition<AnyObject> {
+/**
+ * The controller has seen the written generation and settled its `Accepted` condition for it. A terminal
+ * failure (`TERMINAL_REASONS` in the schema) of `Accepted`, or of `LiveRevisionReady` for this generation,
+ * ends the wait with the controller's message.
+ */
+export function serviceAccepted(
+  written: ObjectWithStatus,
+  now: () => number = Date.now,
+): Condition<Observed> {
   const generation = written.metadata.generation ?? 1;
-  const before = conditionOf(written, "Accepted");
+  const before = conditionOf(written, CONDITION_TYPES.Accepted);
   const graceUntil = now() + STALE_FAILURE_GRACE_MS;
   // Only a verdict on this very generation can be stale; after a spec change the controller judges anew.
   const isStale = (accepted: ApiCondition) =>
@@ -40,21 +42,20 @@ export function serviceAccepted(written: KnownObject, now: () => number = Date.n
       if (observed < generation) {
         return { state: "pending", message: `the controller has observed generation ${observed}` };
       }
-      const accepted = conditionOf(object, "Accepted");
+      const accepted = conditionOf(object, CONDITION_TYPES.Accepted);
       if (accepted === undefined || accepted.status === "Unknown") {
-        return { state: "pending", message: accepted?.message || "the Accepted condition is not set yet" };
+        return {
+          state: "pending",
+          message: accepted?.message || `the ${CONDITION_TYPES.Accepted} condition is not set yet`,
+        };
       }
-      if (accepted.status === "False" && FAILED_REASONS.has(accepted.reason)) {
+      if (isTerminalFailure(accepted)) {
         if (isStale(accepted))
           return { state: "pending", message: `the controller is checking again: ${accepted.message}` };
         return { state: "failed", reason: accepted.reason, message: accepted.message };
       }
-      const live = conditionOf(object, "LiveRevisionReady");
-      if (
-        live?.status === "False" &&
-        LIVE_FAILED_REASONS.has(live.reason) &&
-        (live.observedGeneration ?? 0) >= generation
-      ) {
+      const live = conditionOf(object, CONDITION_TYPES.LiveRevisionReady);
+      if (live !== undefined && isTerminalFailure(live) && (live.observedGeneration ?? 0) >= generation) {
         return { state: "failed", reason: live.reason, message: live.message };
       }
       return { state: "ready" };
@@ -66,7 +67,7 @@ export function serviceAccepted(written: KnownObject, now: () => number = Date.n
  * The object with this uid is gone from the API (Proxy deletion finishes after a grace period). Another object
  * under the same name, created since, is not the one awaited.
  */
-export function deleted(uid: string): Condition<AnyObject> {
+export function deleted(uid: string): Condition<Observed> {
   return {
     describe: () => "the object to be deleted",
     observe: (object) =>

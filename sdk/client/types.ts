@@ -7,6 +7,9 @@ import type {
   ServiceSpec,
   ServiceSpecInput,
 } from "../schema";
+import type { ObjectStatus, ServiceStatus } from "../schema/status";
+
+export type { Condition, ConditionStatus, ObjectStatus, ServiceStatus } from "../schema/status";
 
 export interface OwnerReference {
   apiVersion: string;
@@ -33,28 +36,10 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
 }
 
-export type ConditionStatus = "True" | "False" | "Unknown";
-
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  /** The `metadata.generation` the condition was computed for. */
-  observedGeneration?: number;
-}
-
-export interface ObjectStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
-}
-
-export interface ServiceStatus extends ObjectStatus {
-  /** The revision minted for the current template and bundle. */
-  latestRevision?: string;
-  /** The revision selected to serve (`spec.liveRevision` when pinned, else the latest). */
-  liveRevision?: string;
+/** An object of any kind as far as waiting on it goes: its metadata and status, whatever its spec. */
+export interface ObjectWithStatus {
+  metadata: ObjectMeta;
+  status?: ObjectStatus;
 }
 
 /** An object as the server returns it: spec with every default applied, status written by the server. */

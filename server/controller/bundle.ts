@@ -2,6 +2,7 @@
 // Service: syncs caused by anything else (revision events, the controller's own status writes, a restart
 // once the status is current) reuse the answer, so a moved tag is picked up when the Service is written.
 import type { BundleRef, ServiceSource } from "../../sdk/schema";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
 import type { StoredObject } from "../storage";
 import { type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
 import { type PinnedBundle, pinBundle } from "./revision";
@@ -13,7 +14,7 @@ export type BundleOutcome =
 
 const AWAITING_BUILD: BundleOutcome = {
   ok: false,
-  reason: "AwaitingBuild",
+  reason: CONDITION_REASONS.Accepted.AwaitingBuild,
   message:
     "spec.source.git: this server does not run git builds yet, so no revision is minted until a build produces a bundle digest; use spec.source.oci to deploy a pushed bundle",
   retryable: false,
@@ -21,7 +22,7 @@ const AWAITING_BUILD: BundleOutcome = {
 
 const NO_SOURCE: BundleOutcome = {
   ok: false,
-  reason: "InvalidSource",
+  reason: CONDITION_REASONS.Accepted.InvalidSource,
   message: "spec.source: set exactly one of oci (a pushed bundle) or git (a build)",
   retryable: false,
 };

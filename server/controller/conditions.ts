@@ -1,15 +1,22 @@
 // Kubernetes conditions: a type, a status, a machine reason and a message for people. The transition time
 // moves only when the status does, so a controller that says the same thing again changes nothing.
 
-import type { Condition as ApiCondition } from "../../sdk/client/types";
+import type { Condition as ApiCondition, ConditionType, ReasonOf } from "../../sdk/schema/status";
 
-export type { ConditionStatus } from "../../sdk/client/types";
+export type { ConditionStatus } from "../../sdk/schema/status";
 
 /** The API's condition shape; the controller always records the generation it observed. */
 export type Condition = ApiCondition & { observedGeneration: number };
 
-/** What a sync decides; the transition time and generation are filled in by `nextConditions`. */
-export type ConditionState = Pick<Condition, "type" | "status" | "reason" | "message">;
+type ConditionFields = Pick<Condition, "type" | "status" | "reason" | "message">;
+
+/**
+ * What a sync decides: one of the schema's condition types with one of the reasons of that type. The
+ * transition time and generation are filled in by `nextConditions`.
+ */
+export type ConditionState = {
+  [T in ConditionType]: ConditionFields & { type: T; reason: ReasonOf<T> };
+}[ConditionType];
 
 function isCondition(value: unknown): value is Condition {
   return typeof value === "object" && value !== null && typeof (value as Condition).type === "string";
@@ -21,7 +28,7 @@ function isCondition(value: unknown): value is Condition {
  */
 export function nextConditions(
   previous: unknown,
-  states: readonly ConditionState[],
+  states: readonly ConditionFields[],
   observedGeneration: number,
   now: string,
 ): Condition[] {

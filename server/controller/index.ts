@@ -7,11 +7,11 @@ import { type BackoffOptions, WorkQueue } from "./queue";
 import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 
+export type { ServiceStatus } from "../../sdk/schema/status";
 export type { Condition, ConditionStatus } from "./conditions";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
 export { SERVICE_LABEL } from "./revision";
-export type { ServiceStatus } from "./status";
 
 export interface ControllerOptions {
   store: ObjectStore;

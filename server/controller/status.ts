@@ -1,45 +1,44 @@
 // What a Service's status says: the revisions selected and one condition per concern. Pure functions of
 // what a sync observed, so they can be checked without a store.
 import type { ServiceEgress } from "../../sdk/schema";
+import {
+  CONDITION_REASONS,
+  CONDITION_TYPES,
+  type ReasonOf,
+  type ServiceStatus,
+} from "../../sdk/schema/status";
 import { type Condition, type ConditionState, nextConditions } from "./conditions";
 
-export const ACCEPTED = "Accepted";
-export const EGRESS_READY = "EgressReady";
-export const LIVE_REVISION_READY = "LiveRevisionReady";
+const { Accepted, EgressReady, LiveRevisionReady } = CONDITION_REASONS;
 
 /** The gateway a Service without `egress.gatewayRef` uses. */
 export const DEFAULT_GATEWAY = "default";
 
 const EGRESS_FIELD = "spec.template.spec.egress";
 
-export interface ServiceStatus {
-  observedGeneration: number;
-  /** The revision minted for the current template and bundle, or the last one minted while that fails. */
-  latestRevision?: string;
-  /** `spec.liveRevision` when set (pinned), else `latestRevision`. */
-  liveRevision?: string;
-  conditions: Condition[];
-}
+/** The schema's ServiceStatus as the controller writes it: generation and conditions always present. */
+export type WrittenServiceStatus = ServiceStatus & { observedGeneration: number; conditions: Condition[] };
 
-/** Why no revision is minted for the current generation; every reason is an Accepted=False reason. */
-export type RejectionReason =
-  | "AwaitingBuild"
-  | "BundleResolutionFailed"
-  | "InvalidSource"
-  | "RevisionNameTaken";
+/** Why no revision is minted for the current generation: every Accepted reason but Minted. */
+export type RejectionReason = Exclude<ReasonOf<typeof CONDITION_TYPES.Accepted>, typeof Accepted.Minted>;
 
 export function acceptedCondition(
   outcome: { minted: string; runs: string } | { reason: RejectionReason; message: string },
 ): ConditionState {
   if ("minted" in outcome) {
     return {
-      type: ACCEPTED,
+      type: CONDITION_TYPES.Accepted,
       status: "True",
-      reason: "Minted",
+      reason: Accepted.Minted,
       message: `revision ${outcome.minted} runs ${outcome.runs}`,
     };
   }
-  return { type: ACCEPTED, status: "False", reason: outcome.reason, message: outcome.message };
+  return {
+    type: CONDITION_TYPES.Accepted,
+    status: "False",
+    reason: outcome.reason,
+    message: outcome.message,
+  };
 }
 
 export function egressCondition(
@@ -48,9 +47,9 @@ export function egressCondition(
 ): ConditionState {
   if (egress?.disabled) {
     return {
-      type: EGRESS_READY,
+      type: CONDITION_TYPES.EgressReady,
       status: "False",
-      reason: "Disabled",
+      reason: EgressReady.Disabled,
       message: `${EGRESS_FIELD}.disabled is true: all outbound traffic is denied`,
     };
   }
@@ -60,18 +59,18 @@ export function egressCondition(
     : `${EGRESS_FIELD}.gatewayRef is not set, so egress goes through the project "${DEFAULT_GATEWAY}" gateway`;
   if (gateways.has(gateway)) {
     return {
-      type: EGRESS_READY,
+      type: CONDITION_TYPES.EgressReady,
       status: "True",
-      reason: "Applied",
+      reason: EgressReady.Applied,
       message: `${named}; outbound traffic goes through it`,
     };
   }
   const known =
     gateways.size > 0 ? `the known gateways are ${[...gateways].join(", ")}` : "no gateway is known";
   return {
-    type: EGRESS_READY,
+    type: CONDITION_TYPES.EgressReady,
     status: "False",
-    reason: "GatewayNotFound",
+    reason: EgressReady.GatewayNotFound,
     message: `${named}, which does not exist (${known}); set gatewayRef to a known gateway, or create "${gateway}"`,
   };
 }
@@ -86,20 +85,20 @@ export function liveRevisionCondition(
   pinned: { name: string; revision: PinnedRevision } | undefined,
   latest: string | undefined,
 ): ConditionState {
-  const type = LIVE_REVISION_READY;
+  const type = CONDITION_TYPES.LiveRevisionReady;
   if (!pinned) {
     if (latest === undefined) {
       return {
         type,
         status: "False",
-        reason: "NoRevision",
+        reason: LiveRevisionReady.NoRevision,
         message: "no revision is minted yet; see the Accepted condition",
       };
     }
     return {
       type,
       status: "True",
-      reason: "Live",
+      reason: LiveRevisionReady.Live,
       message: `revision ${latest} is live: the latest, as spec.liveRevision is empty`,
     };
   }
@@ -111,14 +110,14 @@ export function liveRevisionCondition(
       return {
         type,
         status: "True",
-        reason: "Live",
+        reason: LiveRevisionReady.Live,
         message: `revision ${pinned.name} is live: pinned by spec.liveRevision`,
       };
     case "none":
       return {
         type,
         status: "False",
-        reason: "RevisionNotFound",
+        reason: LiveRevisionReady.RevisionNotFound,
         message: `spec.liveRevision names revision "${pinned.name}", which does not exist; ${fix}`,
       };
     case "foreign": {
@@ -126,7 +125,7 @@ export function liveRevisionCondition(
       return {
         type,
         status: "False",
-        reason: "RevisionNotOwned",
+        reason: LiveRevisionReady.RevisionNotOwned,
         message: `spec.liveRevision names revision "${pinned.name}", which belongs to ${owner}, not this one; ${fix}`,
       };
     }
@@ -143,7 +142,7 @@ export interface StatusInput {
   now: string;
 }
 
-export function serviceStatus(input: StatusInput): ServiceStatus {
+export function serviceStatus(input: StatusInput): WrittenServiceStatus {
   const { generation, latestRevision, liveRevision } = input;
   return {
     observedGeneration: generation,

@@ -2,6 +2,7 @@
 // what is missing, delete what the history limit no longer keeps, write status only when it differs.
 import { isDeepStrictEqual } from "node:util";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
+import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
 import { type ObjectStore, type StoredObject, timestamp } from "../storage";
 import { type BundleOutcome, BundleSources } from "./bundle";
 import type { ConditionState } from "./conditions";
@@ -16,7 +17,6 @@ import {
   type PinnedBundle,
 } from "./revision";
 import {
-  ACCEPTED,
   acceptedCondition,
   egressCondition,
   liveRevisionCondition,
@@ -128,7 +128,7 @@ export class ServiceSync {
       );
     } else if (!isControlledBy(existing, service)) {
       const condition = acceptedCondition({
-        reason: "RevisionNameTaken",
+        reason: CONDITION_REASONS.Accepted.RevisionNameTaken,
         message: `the name ${name} of the revision to mint is taken by a ServiceRevision this Service does not control; delete that ServiceRevision`,
       });
       // Deleting it sends no event to this Service, so look again after a backoff.
@@ -153,7 +153,7 @@ export class ServiceSync {
     const status = service.status;
     if (status?.observedGeneration !== service.metadata.generation) return undefined;
     const conditions = Array.isArray(status?.conditions) ? (status.conditions as ConditionState[]) : [];
-    const accepted = conditions.find((condition) => condition?.type === ACCEPTED);
+    const accepted = conditions.find((condition) => condition?.type === CONDITION_TYPES.Accepted);
     if (accepted?.status !== "True") return undefined;
     const bundle = this.statusRevision(service)?.spec.bundle as { digest?: unknown } | undefined;
     return typeof bundle?.digest === "string" ? bundle.digest : undefined;

@@ -1,11 +1,14 @@
 // Authorization towards a registry: a given bearer token as is, or whatever the registry's 401
 // challenge asks for (HTTP basic, or a token from its token service).
 import { type OCICredentials, SECRET_FIELDS } from "../../../sdk/schema";
+import { CONDITION_REASONS } from "../../../sdk/schema/status";
 import { type Challenge, parseChallenge } from "./challenge";
 import { ResolutionFailure, serverMessage } from "./failure";
 import { type HttpResponse, header, type RequestContext, send } from "./http";
 import { isLoopbackHost, type Repository } from "./reference";
 import { isTransientStatus } from "./retry";
+
+const { BundleResolutionFailed } = CONDITION_REASONS.Accepted;
 
 /** The OAuth2 client id this project announces to token services. */
 const CLIENT_ID = "exampledev";
@@ -135,7 +138,7 @@ export class RegistryAuthenticator {
     if (response.status !== 200) {
       const said = serverMessage(response.body, this.secrets);
       throw new ResolutionFailure(
-        "BundleResolutionFailed",
+        BundleResolutionFailed,
         `${where} refused ${this.describeGrant()} (HTTP ${response.status}${said ? `: ${said}` : ""})`,
         isTransientStatus(response.status),
       );
@@ -148,7 +151,7 @@ export class RegistryAuthenticator {
     }
     const token = body?.token ?? body?.access_token;
     if (typeof token !== "string" || token === "") {
-      throw new ResolutionFailure("BundleResolutionFailed", `${where} answered without a token`, false);
+      throw new ResolutionFailure(BundleResolutionFailed, `${where} answered without a token`, false);
     }
     return token;
   }
@@ -160,14 +163,14 @@ export class RegistryAuthenticator {
       url = new URL(realm);
     } catch {
       throw new ResolutionFailure(
-        "BundleResolutionFailed",
+        BundleResolutionFailed,
         `the registry named an invalid token realm "${realm}"`,
         false,
       );
     }
     if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.host))) return url;
     throw new ResolutionFailure(
-      "BundleResolutionFailed",
+      BundleResolutionFailed,
       `the registry's token realm ${url.origin} must use https (plain http is allowed only on loopback)`,
       false,
     );

@@ -1,6 +1,11 @@
 // The one error type of the resolver: a condition reason, a message for people, and whether a later
 // attempt can succeed without the Service being changed.
-export type FailureReason = "BundleResolutionFailed" | "InvalidSource";
+import type { CONDITION_REASONS } from "../../../sdk/schema/status";
+
+/** The Accepted reasons a resolution fails with. */
+export type FailureReason =
+  | typeof CONDITION_REASONS.Accepted.BundleResolutionFailed
+  | typeof CONDITION_REASONS.Accepted.InvalidSource;
 
 export class ResolutionFailure extends Error {
   constructor(

@@ -1,7 +1,10 @@
 // Where a BundleRef's manifest lives: registry host, repository path, and the URL scheme to use.
 // The formats of `repo` and `tag` are admission's job (sdk/schema); this only takes them apart.
 import { isIPv4 } from "node:net";
+import { CONDITION_REASONS } from "../../../sdk/schema/status";
 import { ResolutionFailure } from "./failure";
+
+const { InvalidSource } = CONDITION_REASONS.Accepted;
 
 export interface Repository {
   /** `host[:port]` as written in the repo. */
@@ -20,7 +23,7 @@ export function parseRepository(repo: string, fieldPath: string): Repository {
   const path = repo.slice(slash + 1);
   if (slash <= 0 || path === "" || !HOST_CHARACTERS.test(host) || !URL.canParse(registryBaseUrl(host))) {
     throw new ResolutionFailure(
-      "InvalidSource",
+      InvalidSource,
       `${fieldPath}.repo "${repo}" is not an OCI repository: use <registry_host>/<path>, e.g. registry.example.dev/team/app`,
       false,
     );

@@ -2,11 +2,14 @@
 // when that does not tell, GET it and hash the body (the GET also carries the registry's error).
 import { createHash } from "node:crypto";
 import type { BundleRef } from "../../../sdk/schema";
+import { CONDITION_REASONS } from "../../../sdk/schema/status";
 import { RegistryAuthenticator } from "./auth";
 import { type FailureReason, ResolutionFailure, redact, serverMessage } from "./failure";
 import { type HttpResponse, header, type RequestContext, send } from "./http";
 import { manifestUrl, parseRepository, type Repository } from "./reference";
 import { defaultSleep, isTransientStatus, type Sleep } from "./retry";
+
+const { BundleResolutionFailed, InvalidSource } = CONDITION_REASONS.Accepted;
 
 export interface ResolveOptions {
   /** Per HTTP attempt. Default 10 s. */
@@ -48,7 +51,7 @@ function registryFailure(
   const said = serverMessage(response.body, secrets);
   const status = `HTTP ${response.status}${said ? `: ${said}` : ""}`;
   return new ResolutionFailure(
-    "BundleResolutionFailed",
+    BundleResolutionFailed,
     `${what} (${status})`,
     isTransientStatus(response.status),
   );
@@ -127,7 +130,7 @@ export async function resolveBundle(ref: BundleRef, options: ResolveOptions = {}
     if (ref.credentialsRef) {
       const { namespace, name } = ref.credentialsRef;
       throw new ResolutionFailure(
-        "InvalidSource",
+        InvalidSource,
         `${fieldPath}.credentialsRef names the secret ${namespace}/${name}, but the local server stores no secrets: put the registry credentials in ${fieldPath}.credentials instead`,
         false,
       );
@@ -139,7 +142,7 @@ export async function resolveBundle(ref: BundleRef, options: ResolveOptions = {}
   } catch (error) {
     if (!(error instanceof ResolutionFailure)) throw error;
     const message =
-      error.reason === "InvalidSource"
+      error.reason === InvalidSource
         ? error.message
         : `cannot resolve tag "${tag}" of ${ref.repo} (${fieldPath}): ${error.message}`;
     return { ok: false, reason: error.reason, message: redact(message, secrets), retryable: error.retryable };

@@ -1,0 +1,109 @@
+// What the server writes under `status`: the Kubernetes condition shape, the status of each kind, the
+// condition types of a Service, the reasons each type carries, and which reasons are failures that no
+// waiting fixes. The server's controller writes them and the provider waits on them; neither spells a
+// condition type or a reason itself. Like the rest of the schema, this module imports nothing.
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+/** One condition, in the Kubernetes shape. */
+export interface Condition {
+  /** One of `CONDITION_TYPES`; a string, since a newer server may report types this package does not know. */
+  type: string;
+  status: ConditionStatus;
+  /** A machine-readable word (`CONDITION_REASONS`); `message` is the sentence for people. */
+  reason: string;
+  message: string;
+  /** When `status` last changed; a new reason or message with the same status keeps it. */
+  lastTransitionTime: string;
+  /** The `metadata.generation` the condition was computed for. */
+  observedGeneration?: number;
+}
+
+export interface ObjectStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+export interface ServiceStatus extends ObjectStatus {
+  /** The revision minted for the current template and bundle, or the last one minted while that fails. */
+  latestRevision?: string;
+  /** The revision selected to serve (`spec.liveRevision` when pinned, else the latest). */
+  liveRevision?: string;
+}
+
+/** The condition types of a Service, one per concern, in the order the controller reports them. */
+export const CONDITION_TYPES = {
+  /** Whether a revision is minted for the current generation (template and bundle). */
+  Accepted: "Accepted",
+  /** Whether outbound traffic goes through an egress gateway that exists. */
+  EgressReady: "EgressReady",
+  /** Whether the revision selected to serve exists and belongs to the Service. */
+  LiveRevisionReady: "LiveRevisionReady",
+} as const;
+
+export type ConditionType = (typeof CONDITION_TYPES)[keyof typeof CONDITION_TYPES];
+
+/** The reasons of each condition type; the one with status True comes first. */
+export const CONDITION_REASONS = {
+  Accepted: {
+    /** True: the revision for the current template and bundle exists (minted now or before). */
+    Minted: "Minted",
+    /** False: a git source; no revision until a build produces a bundle digest. */
+    AwaitingBuild: "AwaitingBuild",
+    /** False: the bundle's tag could not be resolved to a digest (registry refused, unreachable, no tag). */
+    BundleResolutionFailed: "BundleResolutionFailed",
+    /** False: the source cannot be used as written (no source, a malformed repo, a credentialsRef). */
+    InvalidSource: "InvalidSource",
+    /** False: the revision's name is held by a ServiceRevision this Service does not control. */
+    RevisionNameTaken: "RevisionNameTaken",
+  },
+  EgressReady: {
+    /** True: outbound traffic goes through the gateway. */
+    Applied: "Applied",
+    /** False: `egress.disabled` denies all outbound traffic. */
+    Disabled: "Disabled",
+    /** False: the gateway `egress.gatewayRef` names (or the default one) does not exist. */
+    GatewayNotFound: "GatewayNotFound",
+  },
+  LiveRevisionReady: {
+    /** True: the pinned revision, or the latest, serves. */
+    Live: "Live",
+    /** False: nothing is minted yet (see Accepted). */
+    NoRevision: "NoRevision",
+    /** False: `spec.liveRevision` names a revision that does not exist. */
+    RevisionNotFound: "RevisionNotFound",
+    /** False: `spec.liveRevision` names a revision of another Service. */
+    RevisionNotOwned: "RevisionNotOwned",
+  },
+} as const;
+
+/** The reasons a condition of type `T` carries. */
+export type ReasonOf<T extends ConditionType> =
+  (typeof CONDITION_REASONS)[T][keyof (typeof CONDITION_REASONS)[T]];
+
+export type ConditionReason = ReasonOf<ConditionType>;
+
+/**
+ * False reasons that no amount of waiting fixes: a provider waiting for the controller fails with the
+ * condition's message instead of waiting for its timeout. A source the controller cannot resolve as
+ * written, and a pinned `spec.liveRevision` that cannot serve (a rollback to a typo must not look like
+ * success).
+ */
+export const TERMINAL_REASONS: { readonly [T in ConditionType]: readonly ReasonOf<T>[] } = {
+  Accepted: [CONDITION_REASONS.Accepted.BundleResolutionFailed, CONDITION_REASONS.Accepted.InvalidSource],
+  EgressReady: [],
+  LiveRevisionReady: [
+    CONDITION_REASONS.LiveRevisionReady.RevisionNotFound,
+    CONDITION_REASONS.LiveRevisionReady.RevisionNotOwned,
+  ],
+};
+
+function isConditionType(type: string): type is ConditionType {
+  return Object.hasOwn(TERMINAL_REASONS, type);
+}
+
+/** Whether the condition is False for a reason `TERMINAL_REASONS` lists for its type. */
+export function isTerminalFailure(condition: Pick<Condition, "type" | "status" | "reason">): boolean {
+  if (condition.status !== "False" || !isConditionType(condition.type)) return false;
+  return (TERMINAL_REASONS[condition.type] as readonly string[]).includes(condition.reason);
+}
