@@ -1,21 +1,16 @@
-export interface RetryOptions {
-  maxRetries: number;
-  /** Backoff before the first retry; doubles with each retry up to `maxDelayMs`. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** Longest `Retry-After` honoured; a longer (or unreadable) hint falls back to backoff. */
-  maxRetryAfterMs: number;
-  /** In [0, 1); the jitter source, injectable for tests. */
-  random: () => number;
-  /** Clock for HTTP-date `Retry-After` values, injectable for tests. */
-  now: () => number;
-}
+import { type RetryPolicy, retryWait } from "../shared/retry";
+
+/** Backoff tuning, and the clock and jitter source for tests (the shared policy of `sdk/shared/retry.ts`). */
+export type RetryOptions = RetryPolicy;
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
   maxRetries: 3,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
+  jitter: "full",
   maxRetryAfterMs: 60_000,
+  // A longer (or unreadable) hint falls back to backoff.
+  longRetryAfter: "backoff",
   random: Math.random,
   now: Date.now,
 };
@@ -58,13 +53,12 @@ export function retryDelay(
   retriesSoFar: number,
   options: RetryOptions,
 ): number | undefined {
-  if (retriesSoFar >= options.maxRetries) return undefined;
   if (outcome.type === "transport") {
     if (!outcome.transient || (outcome.mayHaveReachedServer && !isReplaySafe(request))) return undefined;
-    return backoff(retriesSoFar, options);
+    return retryWait(retriesSoFar, undefined, options);
   }
   if (!RETRIED_STATUSES.has(outcome.statusCode) || !isReplaySafe(request)) return undefined;
-  return retryAfterMs(outcome.retryAfter, options) ?? backoff(retriesSoFar, options);
+  return retryWait(retriesSoFar, outcome.retryAfter, options);
 }
 
 /**
@@ -77,19 +71,4 @@ function isReplaySafe(request: RetryRequest): boolean {
   if (IDEMPOTENT_METHODS.has(method)) return true;
   if (method === "PATCH") return request.contentType === "application/merge-patch+json";
   return method === "POST" && request.recognisesOwnCreate === true;
-}
-
-/** Full jitter: uniform in [0, min(cap, base * 2^n)), which spreads clients apart best. */
-function backoff(retriesSoFar: number, options: RetryOptions): number {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** retriesSoFar);
-  return Math.floor(options.random() * ceiling);
-}
-
-/** `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 10.2.3), in milliseconds from now. */
-function retryAfterMs(header: string | undefined, options: RetryOptions): number | undefined {
-  const value = header?.trim();
-  if (!value) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - options.now();
-  if (Number.isNaN(ms) || ms > options.maxRetryAfterMs) return undefined;
-  return Math.max(0, ms);
 }

@@ -1,21 +1,11 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { Pool } from "undici";
 import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
+import { type Sleep, withOverrides } from "../shared/retry";
 import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
 
+export { realSleep, type Sleep } from "../shared/retry";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
-/** Waits `ms`, or rejects with the signal's reason once it aborts. Injectable so tests need not wait. */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-export const realSleep: Sleep = async (ms, signal) => {
-  try {
-    await delay(ms, undefined, { signal });
-  } catch (error) {
-    signal?.throwIfAborted();
-    throw error;
-  }
-};
 
 export interface TransportOptions {
   baseUrl: string;
@@ -87,7 +77,7 @@ export class Transport {
   }
 
   async send(request: HttpRequest): Promise<HttpResponse> {
-    const retry = { ...this.options.retry, maxRetries: request.maxRetries ?? this.options.retry.maxRetries };
+    const retry = withOverrides(this.options.retry, { maxRetries: request.maxRetries });
     let replayed = false;
     for (let retriesSoFar = 0; ; retriesSoFar++) {
       request.signal?.throwIfAborted();

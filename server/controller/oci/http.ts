@@ -2,8 +2,9 @@
 // failures, and the whole body read (manifests and error documents are small).
 import type { IncomingHttpHeaders } from "node:http";
 import { request } from "undici";
+import { retryWait, withOverrides } from "../../../sdk/shared/retry";
 import { ResolutionFailure } from "./failure";
-import { isTransientStatus, parseRetryAfter, retryDelay, type Sleep } from "./retry";
+import { isTransientStatus, OCI_RETRY, type Sleep } from "./retry";
 
 export interface RequestContext {
   timeoutMs: number;
@@ -100,22 +101,25 @@ async function pause(ms: number, context: RequestContext): Promise<void> {
  * returned whatever its status; a server that never answered is a retryable failure.
  */
 export async function send(req: HttpRequest, context: RequestContext): Promise<HttpResponse> {
+  const policy = withOverrides(OCI_RETRY, { maxRetries: context.retries });
   for (let retry = 0; ; retry++) {
     const result = await attempt(req, context);
-    const exhausted = retry >= context.retries;
-    if ("response" in result) {
-      const { response } = result;
-      if (exhausted || !isTransientStatus(response.status)) return response;
-      await pause(retryDelay(retry, parseRetryAfter(header(response.headers, "retry-after"))), context);
-    } else if (exhausted) {
+    // A server that never answered may answer next time; an answer only when its status says so.
+    const answer = "response" in result ? result.response : undefined;
+    const transient = answer === undefined || isTransientStatus(answer.status);
+    const hint = answer && header(answer.headers, "retry-after");
+    const wait = transient ? retryWait(retry, hint, policy) : undefined;
+    if (wait !== undefined) {
+      await pause(wait, context);
+    } else if ("response" in result) {
+      return result.response;
+    } else {
       const attempts = retry + 1;
       throw new ResolutionFailure(
         "BundleResolutionFailed",
         `${req.url.host} could not be reached (${attempts} attempt${attempts === 1 ? "" : "s"}): ${result.transportError}`,
         true,
       );
-    } else {
-      await pause(retryDelay(retry, undefined), context);
     }
   }
 }
