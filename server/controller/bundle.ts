@@ -1,6 +1,7 @@
 // Which digest-pinned bundle a Service's source stands for. A tag is resolved once per write of the
 // Service: syncs caused by anything else (revision events, the controller's own status writes, a restart
 // once the status is current) reuse the answer, so a moved tag is picked up when the Service is written.
+// A failure that may pass is the exception: it is asked about again, but not while its retry backs off.
 import type { BundleRef, ServiceSource } from "../../sdk/schema";
 import { CONDITION_REASONS } from "../../sdk/schema/status";
 import type { StoredObject } from "../storage";
@@ -30,12 +31,20 @@ const NO_SOURCE: BundleOutcome = {
 /** The controller's last resolution of a Service's tag, per incarnation (uid) of the Service name. */
 interface Resolution {
   uid: string | undefined;
-  /** Absent after a failure that may pass: the next sync asks the registry again. */
-  answer?: {
-    /** The resourceVersion of the Service write the answer holds for. */
-    resourceVersion: string | undefined;
-    result: ResolveResult;
-  };
+  /** The resourceVersion of the Service write the answer holds for. */
+  resourceVersion: string | undefined;
+  result: ResolveResult;
+}
+
+export interface BundleOptions {
+  /**
+   * The digest the Service's stored status already stands for (its current generation was minted with
+   * it); it answers for a tag the controller has not resolved since it started, so a restart alone does
+   * not move a Service to whatever the tag points at now.
+   */
+  settledDigest?: string | undefined;
+  /** A retry is scheduled: a failure that may pass, met for this very write, is not tried again before. */
+  retryPending?: boolean;
 }
 
 export class BundleSources {
@@ -43,31 +52,29 @@ export class BundleSources {
 
   constructor(private readonly resolveOptions: ResolveOptions = {}) {}
 
-  /**
-   * `settledDigest` is the digest the Service's stored status already stands for (its current generation
-   * was minted with it); it answers for a tag the controller has not resolved since it started, so a
-   * restart alone does not move a Service to whatever the tag points at now.
-   */
   async bundleFor(
     service: StoredObject,
     source: ServiceSource,
-    settledDigest?: string,
+    options: BundleOptions = {},
   ): Promise<BundleOutcome> {
     if (source.git) return AWAITING_BUILD;
     const { oci } = source;
     if (!oci) return NO_SOURCE;
     const result = oci.digest
       ? { ok: true as const, digest: oci.digest }
-      : await this.resolveTag(service, oci, settledDigest);
+      : await this.resolveTag(service, oci, options);
     return result.ok ? { ok: true, bundle: pinBundle(oci, result.digest) } : result;
   }
 
   /** The controller turned `before` into `after` by writing status: no user wrote the Service. */
   carryForward(before: StoredObject, after: StoredObject): void {
-    const answer = this.resolutions.get(after.metadata.name)?.answer;
-    if (answer && answer.resourceVersion === before.metadata.resourceVersion) {
-      answer.resourceVersion = after.metadata.resourceVersion;
-    }
+    const known = this.resolutions.get(after.metadata.name);
+    if (
+      known &&
+      known.uid === after.metadata.uid &&
+      known.resourceVersion === before.metadata.resourceVersion
+    )
+      known.resourceVersion = after.metadata.resourceVersion;
   }
 
   forget(name: string): void {
@@ -77,17 +84,18 @@ export class BundleSources {
   private async resolveTag(
     service: StoredObject,
     oci: BundleRef,
-    settledDigest: string | undefined,
+    options: BundleOptions,
   ): Promise<ResolveResult> {
     const { name, uid, resourceVersion } = service.metadata;
     const known = this.resolutions.get(name);
     const sameService = known !== undefined && known.uid === uid;
-    if (sameService && known.answer && known.answer.resourceVersion === resourceVersion)
-      return known.answer.result;
-    if (!sameService && settledDigest) return { ok: true, digest: settledDigest };
+    if (sameService && known.resourceVersion === resourceVersion) {
+      const { result } = known;
+      if (result.ok || !result.retryable || options.retryPending) return result;
+    }
+    if (!sameService && options.settledDigest) return { ok: true, digest: options.settledDigest };
     const result = await resolveBundle(oci, this.resolveOptions);
-    const lasting = result.ok || !result.retryable;
-    this.resolutions.set(name, { uid, ...(lasting && { answer: { resourceVersion, result } }) });
+    this.resolutions.set(name, { uid, resourceVersion, result });
     return result;
   }
 }

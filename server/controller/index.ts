@@ -1,5 +1,7 @@
-// The Service controller: keeps every Service's revisions and status in line with its spec. Events from
-// the store only queue Service names; one worker syncs one name at a time.
+// The Service controller: keeps every Service's revisions and status in line with its spec. In the shape of
+// sample-controller: events from the store only queue Service names (a revision's event queues its owner),
+// one worker syncs one name at a time, and the sync is idempotent. The controller's own writes come back
+// as events too: the sync they queue finds the stored state as it would write it and writes nothing.
 import type { ObjectStore } from "../storage/types";
 import { serviceKeyOf } from "./events";
 import { type ControllerLogger, silentLogger } from "./logger";
@@ -42,9 +44,6 @@ export function startController(options: ControllerOptions): Controller {
   });
 
   const unsubscribe = store.subscribe((event) => {
-    // The sync's own writes need no sync (it has just converged what they touch), and a status write that
-    // reports a registry failure must not bring the next attempt forward past its backoff.
-    if (sync.writing) return;
     const key = serviceKeyOf(event);
     if (key !== undefined) queue.add(key);
   });
@@ -53,13 +52,16 @@ export function startController(options: ControllerOptions): Controller {
 
   const worker = (async () => {
     for (let name = await queue.get(); name !== undefined; name = await queue.get()) {
+      // A sync queued while a retry backs off (by the status write that reported the failure, say) does
+      // not try the failure again ahead of it, and leaves that retry as it is.
+      const retryPending = queue.retryPending(name);
       try {
-        const { retry } = await sync.syncService(name);
-        if (retry) {
+        const { retry } = await sync.syncService(name, { retryPending });
+        if (!retry) {
+          queue.forget(name);
+        } else if (!retryPending) {
           const delayMs = queue.retryLater(name);
           log.info({ service: name, delayMs }, "sync will be retried");
-        } else {
-          queue.forget(name);
         }
       } catch (error) {
         if (stopping.signal.aborted) break;

@@ -73,6 +73,11 @@ export class WorkQueue {
     return delay;
   }
 
+  /** Whether a retry of the key waits for its backoff (`retryLater` was called and has not fired yet). */
+  retryPending(key: string): boolean {
+    return this.retries.has(key);
+  }
+
   /** The key succeeded, or failed in a way no retry fixes: its backoff starts over and no retry is pending. */
   forget(key: string): void {
     this.failures.delete(key);

@@ -33,6 +33,15 @@ export interface ServiceSyncOptions {
   resolve?: ResolveOptions;
 }
 
+export interface SyncOptions {
+  /**
+   * A retry of this Service is scheduled (its backoff runs): a failure that may pass, met for the Service
+   * as it stands, is reported again instead of tried again before then. A sync that its own status write
+   * caused must not ask a failing registry again ahead of the backoff.
+   */
+  retryPending?: boolean;
+}
+
 export interface SyncResult {
   /** The sync met a failure that may pass: run it again after a backoff. */
   retry: boolean;
@@ -47,7 +56,6 @@ export class ServiceSync {
   private readonly gateways: ReadonlySet<string>;
   private readonly log: ControllerLogger;
   private readonly bundles: BundleSources;
-  private ownWrite = false;
 
   constructor(options: ServiceSyncOptions) {
     this.store = options.store;
@@ -56,12 +64,12 @@ export class ServiceSync {
     this.bundles = new BundleSources(options.resolve);
   }
 
-  /** True while the store runs a write of this sync: its events are the sync's own doing. */
-  get writing(): boolean {
-    return this.ownWrite;
-  }
-
-  async syncService(name: string): Promise<SyncResult> {
+  /**
+   * Level-triggered and idempotent: whatever event queued the name, the sync reads the Service as it is
+   * now, creates what is missing, deletes what the history limit drops and writes status only when it
+   * differs from the stored one. Run again on an unchanged Service, it writes nothing.
+   */
+  async syncService(name: string, options: SyncOptions = {}): Promise<SyncResult> {
     const observed = this.store.get("Service", name);
     if (!observed) {
       // Deleted: the server's garbage collector removes its revisions; nothing is minted for it.
@@ -69,7 +77,10 @@ export class ServiceSync {
       return { retry: false };
     }
     const spec = applyDefaults("Service", observed.spec) as unknown as ServiceSpec;
-    const outcome = await this.bundles.bundleFor(observed, spec.source, this.settledDigest(observed));
+    const outcome = await this.bundles.bundleFor(observed, spec.source, {
+      settledDigest: this.settledDigest(observed),
+      retryPending: options.retryPending ?? false,
+    });
     // Resolution may have waited on a registry. A Service deleted meanwhile must get no revision (nothing
     // would collect it), and a newer write has queued its own sync: act only on the state just read.
     const service = this.store.get("Service", name);
@@ -104,8 +115,11 @@ export class ServiceSync {
       previous: service.status,
       now: timestamp(),
     });
+    // Compared whole, nothing ignored: a condition keeps its lastTransitionTime while its status stays, so
+    // a sync that finds nothing new computes the stored status and writes nothing. That is why the sync
+    // the controller's own status write causes ends there.
     if (!isDeepStrictEqual(status, service.status)) {
-      const written = this.write(() => this.store.updateStatus("Service", name, { ...status }));
+      const written = this.store.updateStatus("Service", name, { ...status });
       this.bundles.carryForward(service, written);
       if (!minting.ok) {
         const { reason, message } = minting.condition;
@@ -121,7 +135,7 @@ export class ServiceSync {
     const { name } = desired.metadata;
     const existing = this.store.get("ServiceRevision", name);
     if (!existing) {
-      this.write(() => this.store.create("ServiceRevision", desired));
+      this.store.create("ServiceRevision", desired);
       this.log.info(
         { service: service.metadata.name, revision: name, digest: bundle.digest },
         "minted revision",
@@ -162,7 +176,7 @@ export class ServiceSync {
   private pruneHistory(service: StoredObject, limit: number, keep: (string | undefined)[]): void {
     const protectedNames = new Set(keep.filter((name): name is string => name !== undefined));
     for (const revision of revisionsToPrune(ownedRevisions(this.store, service), limit, protectedNames)) {
-      this.write(() => this.store.delete("ServiceRevision", revision));
+      this.store.delete("ServiceRevision", revision);
       this.log.info(
         { service: service.metadata.name, revision, revisionHistoryLimit: limit },
         "deleted revision beyond the history limit",
@@ -175,14 +189,5 @@ export class ServiceSync {
     if (!revision) return { found: "none" };
     if (isControlledBy(revision, service)) return { found: "own" };
     return { found: "foreign", owner: controllingService(revision)?.name };
-  }
-
-  private write<T>(action: () => T): T {
-    this.ownWrite = true;
-    try {
-      return action();
-    } finally {
-      this.ownWrite = false;
-    }
   }
 }

@@ -1,8 +1,9 @@
 // startController on an in-memory store: the queue, the event routing and the lifecycle, without HTTP.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Controller, startController } from "../../server/controller";
+import { ServiceSync } from "../../server/controller/sync";
 import type { ObjectStore } from "../../server/storage";
 import {
   condition,
@@ -19,6 +20,7 @@ import {
 
 let running: { controller: Controller; store: ObjectStore }[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const { controller, store } of running) {
     await controller.stop();
     store.close();
@@ -60,6 +62,31 @@ describe("startController", () => {
       `ADDED ServiceRevision/${second}`,
       "MODIFIED Service/web",
     ]);
+  });
+
+  it("settles after its own writes: they queue one more sync, which writes nothing", async () => {
+    const syncs = vi.spyOn(ServiceSync.prototype, "syncService");
+    const { store, controller, take } = start();
+    createService(store, "web", ociService());
+    await controller.idle();
+    const [revision] = revisionNames(store);
+    expect(take()).toEqual([
+      "ADDED Service/web",
+      `ADDED ServiceRevision/${revision}`,
+      "MODIFIED Service/web",
+    ]);
+    // The user's create, then the revision and status writes (queued together while the first ran).
+    expect(syncs).toHaveBeenCalledTimes(2);
+    const version = store.resourceVersion();
+
+    // A status-only event (as its own status write makes) syncs once more and changes nothing.
+    const stored = store.get("Service", "web");
+    store.updateStatus("Service", "web", { ...stored?.status });
+    await controller.idle();
+    expect(syncs).toHaveBeenCalledTimes(3);
+    expect(take()).toEqual(["MODIFIED Service/web"]);
+    expect(store.resourceVersion()).toBe(String(Number(version) + 1));
+    expect(store.get("Service", "web")?.status).toEqual(stored?.status);
   });
 
   it("mints the latest revision again when someone deletes it", async () => {

@@ -87,6 +87,58 @@ describe("syncService", () => {
     expect(take()).toEqual([]);
   });
 
+  it("leaves an unchanged Service as stored: the store's resourceVersion does not move", async () => {
+    const { store, sync } = setUp();
+    createService(store, "web", ociService({ liveRevision: "web-gone" }));
+    await sync.syncService("web");
+    const stored = store.get("Service", "web");
+    const version = store.resourceVersion();
+
+    for (let i = 0; i < 3; i++) expect(await sync.syncService("web")).toEqual({ retry: false });
+
+    expect(store.resourceVersion()).toBe(version);
+    expect(store.get("Service", "web")).toEqual(stored);
+  });
+
+  it("keeps a condition's lastTransitionTime while its status stays, and moves it when the status changes", async () => {
+    const { store, sync, take } = setUp();
+    createService(store, "web", ociService());
+    await sync.syncService("web");
+    const [first] = revisionNames(store);
+    // Transition times from long ago, so that a new one shows.
+    const LONG_AGO = "2020-01-01T00:00:00Z";
+    const stored = status(store, "web");
+    store.updateStatus("Service", "web", {
+      ...stored,
+      conditions: stored?.conditions.map((entry) => ({ ...entry, lastTransitionTime: LONG_AGO })),
+    });
+    take();
+    await sync.syncService("web");
+    expect(take()).toEqual([]);
+
+    // EgressReady goes from True to False; LiveRevisionReady stays True, with another message.
+    updateService(
+      store,
+      "web",
+      withSpec(
+        ociService({
+          liveRevision: first,
+          template: { spec: { runtime: { compatibilityDate: "2024-09-01" }, egress: { disabled: true } } },
+        }),
+      ),
+    );
+    await sync.syncService("web");
+
+    expect(condition(store, "web", "EgressReady")).toMatchObject({ status: "False", observedGeneration: 2 });
+    expect(condition(store, "web", "EgressReady")?.lastTransitionTime).not.toBe(LONG_AGO);
+    expect(condition(store, "web", "LiveRevisionReady")).toMatchObject({
+      status: "True",
+      message: `revision ${first} is live: pinned by spec.liveRevision`,
+      lastTransitionTime: LONG_AGO,
+      observedGeneration: 2,
+    });
+  });
+
   it("mints again when the template changes, and keeps the earlier revision", async () => {
     const { store, sync, take } = setUp();
     createService(store, "web", ociService());
@@ -225,6 +277,48 @@ describe("syncService", () => {
       reason: "RevisionNameTaken",
     });
     expect(status(store, "web")).not.toHaveProperty("latestRevision");
+  });
+
+  it("while a retry is pending, reports a registry failure for the Service as it stands without asking again", async () => {
+    let requests = 0;
+    const registry = createServer((_request, response) => {
+      requests++;
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    try {
+      const recording = recordingStore();
+      stores.push(recording.store);
+      const { store, take } = recording;
+      const sync = new ServiceSync({
+        store,
+        gateways: ["default"],
+        log: silentLogger,
+        resolve: { retries: 0 },
+      });
+      const { port } = registry.address() as AddressInfo;
+      createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
+
+      expect(await sync.syncService("web")).toEqual({ retry: true });
+      expect(condition(store, "web", "Accepted")?.reason).toBe("BundleResolutionFailed");
+      const asked = requests;
+      expect(asked).toBeGreaterThan(0);
+      take();
+      const version = store.resourceVersion();
+
+      // The sync its own status write queues, while the backoff runs: same answer, nothing written.
+      expect(await sync.syncService("web", { retryPending: true })).toEqual({ retry: true });
+      expect(requests).toBe(asked);
+      expect(store.resourceVersion()).toBe(version);
+
+      // The retry itself asks again.
+      expect(await sync.syncService("web")).toEqual({ retry: true });
+      expect(requests).toBeGreaterThan(asked);
+      expect(take()).toEqual([]);
+    } finally {
+      registry.closeAllConnections();
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
   });
 
   it("does nothing for a Service that no longer exists", async () => {
