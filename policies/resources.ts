@@ -1,5 +1,6 @@
-import { TYPE_TOKENS } from "../sdk/resources";
+import { TYPE_TOKENS } from "../sdk/resources/type-tokens";
 import { isUnknown, type KindName } from "../sdk/schema";
+import { isPlainObject } from "../sdk/shared/records";
 
 const KIND_BY_TYPE: ReadonlyMap<string, KindName> = new Map(
   (Object.entries(TYPE_TOKENS) as [KindName, string][]).map(([kind, token]) => [token, kind]),
@@ -36,8 +37,4 @@ export function objectName(props: Record<string, unknown>): string | undefined {
 /** A non-empty string that is not Pulumi's unknown-value sentinel. */
 export function isKnownName(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !isUnknown(value);
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

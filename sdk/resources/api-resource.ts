@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KindName } from "../schema";
 import { providerShim } from "./provider-shim";
 import { markSecretInputs } from "./secret-inputs";
+import { RESOURCE_MODULE } from "./type-tokens";
 
 /** `pulumi.Input` at every level of T, so any part of a spec can come from another resource's output. */
 export type DeepInput<T> = T extends string | number | boolean | undefined | null
@@ -38,13 +39,6 @@ export interface ObjectMetadata {
   annotations?: Record<string, string>;
 }
 
-/** The resource type token is `pulumi-nodejs:dynamic/exampledev:<Kind>`; policies match on it. */
-export const TYPE_TOKENS: Readonly<Record<KindName, string>> = {
-  Proxy: "pulumi-nodejs:dynamic/exampledev:Proxy",
-  Service: "pulumi-nodejs:dynamic/exampledev:Service",
-  ServiceRevision: "pulumi-nodejs:dynamic/exampledev:ServiceRevision",
-};
-
 /** The base of the three resource classes: one API object, managed through the dynamic provider. */
 export abstract class ApiResource<Spec, Status> extends pulumi.dynamic.Resource {
   declare readonly metadata: pulumi.Output<ObjectMetadata>;
@@ -68,6 +62,7 @@ export abstract class ApiResource<Spec, Status> extends pulumi.dynamic.Resource 
       status: undefined,
       ...Object.fromEntries(outputs.map((output) => [output, undefined])),
     };
-    super(providerShim(kind), name, props, opts, "exampledev", kind);
+    // The type token is TYPE_TOKENS[kind] (type-tokens.ts): module and type are exactly these two.
+    super(providerShim(kind), name, props, opts, RESOURCE_MODULE, kind);
   }
 }

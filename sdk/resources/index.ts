@@ -1,10 +1,4 @@
-export {
-  type ApiResourceArgs,
-  type DeepInput,
-  type ObjectMetadata,
-  type ObjectMetadataArgs,
-  TYPE_TOKENS,
-} from "./api-resource";
+export type { ApiResourceArgs, DeepInput, ObjectMetadata, ObjectMetadataArgs } from "./api-resource";
 export {
   Proxy,
   type ProxyArgs,
@@ -13,3 +7,4 @@ export {
   ServiceRevision,
   type ServiceRevisionArgs,
 } from "./resources";
+export { TYPE_TOKENS } from "./type-tokens";

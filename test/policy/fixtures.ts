@@ -1,5 +1,5 @@
 import { apply } from "json-merge-patch";
-import { TYPE_TOKENS } from "../../sdk/resources";
+import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import type { KindName } from "../../sdk/schema";
 import type { TestResource } from "./harness";
 

@@ -1,7 +1,7 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
 import { RULE_POLICIES } from "../../policies/rule-policies";
-import { TYPE_TOKENS } from "../../sdk/resources";
+import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { type KindName, RULES, UNKNOWN, validateUpdate } from "../../sdk/schema";
 import { exampleResource, specWith, VALID_SPECS } from "./fixtures";
 import { runResourcePolicy } from "./harness";

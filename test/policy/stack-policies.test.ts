@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { liveRevisionManaged, uniqueObjectNames } from "../../policies/stack-policies";
-import { TYPE_TOKENS } from "../../sdk/resources";
+import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { UNKNOWN } from "../../sdk/schema";
 import { exampleResource, specWith, VALID_SPECS } from "./fixtures";
 import { runStackPolicy, type TestResource, testUrn } from "./harness";
