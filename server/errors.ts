@@ -1,50 +1,13 @@
+import { codeOf, failureStatus, type Reason, reasonOfCode } from "../sdk/errors/reasons";
+import type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
 import { KINDS, type KindName } from "../sdk/schema";
 
-/**
- * Every failure the server reports, as the Kubernetes `Status` reason it carries and its HTTP code.
- * This table is the only place a reason is paired with a code.
- */
-export const REASONS = {
-  BadRequest: 400,
-  Unauthorized: 401,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  AlreadyExists: 409,
-  Conflict: 409,
-  RequestEntityTooLarge: 413,
-  UnsupportedMediaType: 415,
-  Invalid: 422,
-  InternalError: 500,
-} as const;
+// The Status body, its builders and the reason -> code table are sdk/errors' (one definition for the server
+// and the client); this module holds the server's throwable and the messages Kubernetes gives its errors.
+export { failureStatus, type Reason, successStatus } from "../sdk/errors/reasons";
+export type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
 
-export type Reason = keyof typeof REASONS;
-
-export interface StatusCause {
-  reason: string;
-  message: string;
-  field?: string;
-}
-
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-}
-
-/** The Kubernetes `Status` object: every error body, and the body of a successful delete. */
-export interface Status {
-  kind: "Status";
-  apiVersion: "v1";
-  metadata: Record<string, never>;
-  status: "Success" | "Failure";
-  message?: string;
-  reason?: Reason;
-  details?: StatusDetails;
-  code: number;
-}
-
+/** A failure a handler throws; the error handler answers it with `toStatus()`. */
 export class ApiError extends Error {
   constructor(
     readonly reason: Reason,
@@ -56,7 +19,7 @@ export class ApiError extends Error {
   }
 
   get code(): number {
-    return REASONS[this.reason];
+    return codeOf(this.reason);
   }
 
   toStatus(): Status {
@@ -64,28 +27,9 @@ export class ApiError extends Error {
   }
 }
 
-export function failureStatus(reason: Reason, message: string, details: StatusDetails = {}): Status {
-  return {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-    details,
-    code: REASONS[reason],
-  };
-}
-
-export function successStatus(details: StatusDetails): Status {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details, code: 200 };
-}
-
 /** The reason Kubernetes gives an error that only carries an HTTP code (framework errors). */
 export function reasonForCode(code: number): Reason {
-  const match = (Object.keys(REASONS) as Reason[]).find((reason) => REASONS[reason] === code);
-  if (match) return match;
-  return code >= 500 ? "InternalError" : "BadRequest";
+  return reasonOfCode(code) ?? (code >= 500 ? "InternalError" : "BadRequest");
 }
 
 /** `proxies.core.example.dev`: how Kubernetes names a resource in messages. */
@@ -123,8 +67,10 @@ export function conflict(kind: KindName, name: string): ApiError {
   );
 }
 
-/** 422 with one cause per problem; each cause message already names its field. */
-/** 422 Invalid; `name` is undefined when the object has none yet (a create without one). */
+/**
+ * 422 Invalid with one cause per problem; each cause message already names its field. `name` is undefined
+ * when the object has none yet (a create without one).
+ */
 export function invalid(kind: KindName, name: string | undefined, causes: StatusCause[]): ApiError {
   const summary = causes.map((cause) => cause.message).join("; ");
   const object =

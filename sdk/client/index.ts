@@ -1,34 +1,4 @@
-export {
-  AlreadyExistsError,
-  ApiError,
-  type ApiErrorContext,
-  type ApiErrorOptions,
-  apiErrorFromResponse,
-  BadGatewayError,
-  BadRequestError,
-  ConflictError,
-  ConnectionError,
-  CreateUnconfirmedError,
-  ForbiddenError,
-  GatewayTimeoutError,
-  GoneError,
-  InternalError,
-  InvalidError,
-  MethodNotAllowedError,
-  NotFoundError,
-  RequestEntityTooLargeError,
-  ServiceUnavailableError,
-  type Status,
-  type StatusCause,
-  type StatusDetails,
-  TimeoutError,
-  TooManyRequestsError,
-  TransportError,
-  UnauthorizedError,
-  UnexpectedResponseError,
-  UnsupportedMediaTypeError,
-  WaitTimeoutError,
-} from "../errors";
+export * from "../errors";
 export { type Client, type ClientOptions, createClient } from "./client";
 export { CREATE_TOKEN_ANNOTATION, createTokenOf, newCreateToken, withCreateToken } from "./own-create";
 export type { RetryOptions } from "./retry";

@@ -1,4 +1,4 @@
-import type { Status, StatusCause } from "./status";
+import type { FailureStatus, StatusCause } from "./status";
 
 /** What the request was about, known to the caller even when the server's Status does not say. */
 export interface ApiErrorContext {
@@ -9,17 +9,17 @@ export interface ApiErrorContext {
 /**
  * An error answer of the API, carrying its `Status`. The message names the object, the HTTP status and the
  * server's causes with their field paths: `Service "api" was rejected (422 Invalid): spec.x: ...`.
- * Subclasses (one per HTTP status) only change the phrase; pick them with `apiErrorFromResponse`.
+ * Subclasses (one per reason of `REASONS`) only change the phrase; pick them with `apiErrorFromResponse`.
  */
 export class ApiError extends Error {
   /** What happened to the subject, for the message: `Service "api" <phrase> (404 NotFound)`. */
   static readonly phrase: string = "failed";
 
-  readonly status: Status;
+  readonly status: FailureStatus;
   readonly kind: string | undefined;
   readonly objectName: string | undefined;
 
-  constructor(status: Status, context: ApiErrorContext = {}) {
+  constructor(status: FailureStatus, context: ApiErrorContext = {}) {
     const kind = context.kind ?? status.details?.kind;
     const objectName = context.name ?? status.details?.name;
     super(describe(status, subjectOf(kind, objectName), (new.target as typeof ApiError).phrase));
@@ -50,7 +50,7 @@ function subjectOf(kind: string | undefined, name: string | undefined): string {
   return kind ? `${kind} request` : "Request";
 }
 
-function describe(status: Status, subject: string, phrase: string): string {
+function describe(status: FailureStatus, subject: string, phrase: string): string {
   const head = `${subject} ${phrase} (${status.code} ${status.reason})`;
   const detail = formatCauses(status.details?.causes ?? []) || informativeMessage(status);
   return detail ? `${head}: ${detail}` : head;
@@ -68,7 +68,7 @@ function formatCause({ field, message, reason }: StatusCause): string {
 }
 
 /** The server's message, unless it only repeats the reason ("Unauthorized"). */
-function informativeMessage(status: Status): string {
+function informativeMessage(status: FailureStatus): string {
   const normalise = (text: string) => text.replaceAll(" ", "").toLowerCase();
   return normalise(status.message) === normalise(status.reason) ? "" : status.message;
 }

@@ -1,9 +1,8 @@
+// The public surface of the errors, re-exported whole by `@exampledev/pulumi/client`.
 export { ApiError, type ApiErrorContext } from "./api-error";
 export { CreateUnconfirmedError } from "./create-unconfirmed-error";
 export {
   AlreadyExistsError,
-  type ApiErrorOptions,
-  apiErrorFromResponse,
   BadGatewayError,
   BadRequestError,
   ConflictError,
@@ -20,6 +19,7 @@ export {
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from "./http-errors";
-export type { Status, StatusCause, StatusDetails } from "./status";
+export { type ApiErrorOptions, apiErrorFromResponse, REASONS, type Reason } from "./reasons";
+export type { FailureStatus, Status, StatusCause, StatusDetails } from "./status";
 export { ConnectionError, TimeoutError, TransportError, UnexpectedResponseError } from "./transport-errors";
 export { WaitTimeoutError } from "./wait-timeout-error";

@@ -1,3 +1,6 @@
+import { isPlainObject } from "../shared/records";
+import { redactValues } from "./redact";
+
 /** One reason a request was refused, usually a field that failed validation. */
 export interface StatusCause {
   reason?: string;
@@ -15,18 +18,26 @@ export interface StatusDetails {
   retryAfterSeconds?: number;
 }
 
-/** The Kubernetes `Status` object: the body of every error response of the API. */
+/**
+ * The Kubernetes `Status` object: the body of every error response of the API, and of a successful delete.
+ * The one declaration, for the server that sends it and the client that reads it.
+ */
 export interface Status {
   kind: "Status";
   apiVersion: "v1";
+  /** Always empty in this API; the client's copy leaves it out. */
+  metadata?: Record<string, never>;
   status: "Failure" | "Success";
-  message: string;
-  reason: string;
+  /** Absent in a `Success` Status. */
+  message?: string;
+  /** Absent in a `Success` Status; one of `REASONS` when the server sends it. */
+  reason?: string;
   code: number;
   details?: StatusDetails;
 }
 
-const REDACTED = "<redacted>";
+/** A failure as the client keeps it (`toStatus`): the message and the reason are always there. */
+export type FailureStatus = Status & { status: "Failure"; message: string; reason: string };
 
 /**
  * A clean copy of a response body as a `Status`: only the documented fields, only values of the right type,
@@ -38,10 +49,10 @@ export function toStatus(
   body: unknown,
   fallbackReason: string,
   redact: readonly string[] = [],
-): Status {
-  const scrub = scrubber(redact);
+): FailureStatus {
+  const scrub = (text: string) => redactValues(text, redact);
   const source = isStatusBody(body) ? body : {};
-  const details = isRecord(source.details) ? cleanDetails(source.details, scrub) : undefined;
+  const details = isPlainObject(source.details) ? cleanDetails(source.details, scrub) : undefined;
   return {
     kind: "Status",
     apiVersion: "v1",
@@ -54,7 +65,7 @@ export function toStatus(
 }
 
 function isStatusBody(body: unknown): body is Record<string, unknown> {
-  return isRecord(body) && body.kind === "Status";
+  return isPlainObject(body) && body.kind === "Status";
 }
 
 function cleanDetails(details: Record<string, unknown>, scrub: (text: string) => string): StatusDetails {
@@ -64,7 +75,7 @@ function cleanDetails(details: Record<string, unknown>, scrub: (text: string) =>
   }
   if (typeof details.retryAfterSeconds === "number") clean.retryAfterSeconds = details.retryAfterSeconds;
   if (Array.isArray(details.causes))
-    clean.causes = details.causes.filter(isRecord).map((c) => cleanCause(c, scrub));
+    clean.causes = details.causes.filter(isPlainObject).map((c) => cleanCause(c, scrub));
   return clean;
 }
 
@@ -76,16 +87,6 @@ function cleanCause(cause: Record<string, unknown>, scrub: (text: string) => str
   return clean;
 }
 
-function scrubber(redact: readonly string[]): (text: string) => string {
-  // Longest first, so a secret that contains another one is replaced whole.
-  const values = [...new Set(redact)].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
-  return (text) => values.reduce((out, value) => out.replaceAll(value, REDACTED), text);
-}
-
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === "string" ? value : fallback;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -5,8 +5,9 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { redact } from "../../sdk/errors/redact";
 import type { OCICredentialsInput } from "../../sdk/schema";
-import { redact, serverMessage } from "../../server/controller/oci/failure";
+import { serverMessage } from "../../server/controller/oci/failure";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { ServiceApi } from "./api";
 
