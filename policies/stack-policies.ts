@@ -1,13 +1,7 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import type { KindName } from "../sdk/schema";
-import {
-  describeResource,
-  isKnownName,
-  isPlainObject,
-  kindOfType,
-  objectName,
-  plainProperties,
-} from "./resources";
+import { isPlainObject } from "../sdk/shared/records";
+import { describeResource, isKnownName, kindOfType, objectName, plainProperties } from "./resources";
 
 /** A resource of ours in the stack, with its properties read as plain values. */
 interface StackObject {

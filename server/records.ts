@@ -2,9 +2,8 @@
 
 export type JsonPath = readonly (string | number)[];
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** A JSON object (not null, not an array): the sdk's one definition, under the name the server uses. */
+export { isPlainObject as isRecord } from "../sdk/shared/records";
 
 /** A copy without the keys whose value is undefined (so stored JSON and equality checks agree). */
 export function withoutUndefined<T extends object>(value: T): T {

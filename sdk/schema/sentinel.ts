@@ -1,3 +1,8 @@
+import { isPlainObject } from "../shared/records";
+
+// The one definition is sdk/shared/records.ts; the schema's modules import it from here.
+export { isPlainObject };
+
 /** Pulumi's unknown-value sentinel: during preview, outputs not yet known reach the provider as this string. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
@@ -8,10 +13,6 @@ export function isUnknown(value: unknown): boolean {
 /** A value a rule can reason about: present and not the unknown sentinel. */
 export function isKnown(value: unknown): boolean {
   return value !== undefined && value !== null && value !== UNKNOWN;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether the unknown sentinel appears anywhere in `value` (preview: a value that depends on another output). */
