@@ -1,4 +1,6 @@
-import { isPlainObject, isUnknown } from "./sentinel";
+import { isPlainObject } from "../shared/records";
+import { isUnknown } from "./sentinel";
+import type { CauseReason } from "./violation";
 
 /**
  * Kubernetes object-metadata syntax (apimachinery's validation): object names, label and annotation keys, label
@@ -46,20 +48,51 @@ export function labelValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * Problems with an object's declared metadata (name, labels, annotations), each message starting with its path.
- * Values not known yet (the unknown sentinel, or anything not a string) are left for later.
- */
-export function metadataProblems(metadata: {
+/** One problem with an object's metadata: the field, the Kubernetes cause type, a message starting with the field. */
+export interface MetadataIssue {
+  path: string;
+  reason: Extract<CauseReason, "FieldValueInvalid" | "FieldValueRequired">;
+  message: string;
+}
+
+/** Metadata as written, of any shape: only the fields of the right type are looked at. */
+export interface MetadataInput {
   name?: unknown;
+  generateName?: unknown;
   labels?: unknown;
   annotations?: unknown;
-}): string[] {
-  const problems: string[] = [];
-  const name = metadata.name;
-  if (typeof name === "string" && !isUnknown(name)) {
-    const problem = nameProblem(name);
-    if (problem) problems.push(`metadata.name: ${problem}`);
+  ownerReferences?: unknown;
+}
+
+/**
+ * Every problem with an object's metadata, in order: the name (or `generateName`, which must stay a name once a
+ * random suffix is added; on create one of the two is required), label keys and values, annotation keys, and
+ * the required fields of owner references. Values not known yet (the unknown sentinel, or anything not a
+ * string) are left for later. The server's admission maps these to `Status` causes; the provider's check
+ * reports their messages (`metadataProblems`).
+ */
+export function metadataIssues(
+  metadata: MetadataInput,
+  options: { creating?: boolean } = {},
+): MetadataIssue[] {
+  const issues: MetadataIssue[] = [];
+  const add = (path: string, reason: MetadataIssue["reason"], fix: string) =>
+    issues.push({ path, reason, message: `${path}: ${fix}` });
+
+  const { name, generateName } = metadata;
+  if (name !== undefined && name !== null) {
+    const problem = isKnownString(name) ? nameProblem(name) : undefined;
+    if (problem) add("metadata.name", "FieldValueInvalid", problem);
+  } else if (generateName !== undefined && generateName !== null) {
+    const problem = isKnownString(generateName) ? nameProblem(`${generateName}x`) : undefined;
+    if (problem)
+      add("metadata.generateName", "FieldValueInvalid", `${problem} once a random suffix is added`);
+  } else if (options.creating) {
+    add(
+      "metadata.name",
+      "FieldValueRequired",
+      'is required; set a DNS-1123 name such as "my-proxy", or metadata.generateName for a generated one',
+    );
   }
   for (const [field, checkValue] of [
     ["labels", true],
@@ -69,10 +102,31 @@ export function metadataProblems(metadata: {
     if (!isPlainObject(entries)) continue;
     for (const [key, value] of Object.entries(entries)) {
       const problem =
-        keyProblem(key) ??
-        (checkValue && typeof value === "string" && !isUnknown(value) ? labelValueProblem(value) : undefined);
-      if (problem) problems.push(`metadata.${field}: ${problem}`);
+        keyProblem(key) ?? (checkValue && isKnownString(value) ? labelValueProblem(value) : undefined);
+      if (problem) add(`metadata.${field}`, "FieldValueInvalid", problem);
     }
   }
-  return problems;
+  const references = Array.isArray(metadata.ownerReferences) ? metadata.ownerReferences : [];
+  references.forEach((reference: unknown, index) => {
+    if (!isPlainObject(reference)) return;
+    for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
+      if (reference[field] === "") {
+        add(
+          `metadata.ownerReferences[${index}].${field}`,
+          "FieldValueRequired",
+          "is required in an owner reference",
+        );
+      }
+    }
+  });
+  return issues;
+}
+
+/** The messages of `metadataIssues` for declared metadata (name, labels, annotations), each starting with its path. */
+export function metadataProblems(metadata: MetadataInput): string[] {
+  return metadataIssues(metadata).map((issue) => issue.message);
+}
+
+function isKnownString(value: unknown): value is string {
+  return typeof value === "string" && !isUnknown(value);
 }

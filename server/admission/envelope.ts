@@ -1,11 +1,5 @@
-import {
-  KINDS,
-  type KindName,
-  keyProblem,
-  labelValueProblem,
-  MAX_NAME_LENGTH,
-  nameProblem,
-} from "../../sdk/schema";
+import { KINDS, type KindName, MAX_NAME_LENGTH } from "../../sdk/schema";
+import { metadataIssues } from "../../sdk/schema/metadata";
 import { badRequest, type StatusCause } from "../errors";
 import { isRecord, withoutUndefined } from "../records";
 import type { ObjectMeta, OwnerReference } from "../storage";
@@ -81,46 +75,16 @@ export function readEnvelope(kind: KindName, body: unknown): Envelope {
   };
 }
 
-/** What Kubernetes validates in client metadata (422 causes). `creating` also needs a name. */
+/**
+ * What Kubernetes validates in client metadata, as 422 causes: the checks are sdk/schema's (`metadataIssues`),
+ * this only maps them. `creating` also needs a name (or generateName).
+ */
 export function metadataCauses(metadata: ClientMeta, creating: boolean): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const add = (field: string, reason: string, fix: string) =>
-    causes.push({ field, reason, message: `${field}: ${fix}` });
-
-  if (metadata.name !== undefined) {
-    const problem = nameProblem(metadata.name);
-    if (problem) add("metadata.name", "FieldValueInvalid", problem);
-  } else if (metadata.generateName !== undefined) {
-    const problem = nameProblem(`${metadata.generateName}x`);
-    if (problem)
-      add("metadata.generateName", "FieldValueInvalid", `${problem} once a random suffix is added`);
-  } else if (creating) {
-    add(
-      "metadata.name",
-      "FieldValueRequired",
-      'is required; set a DNS-1123 name such as "my-proxy", or metadata.generateName for a generated one',
-    );
-  }
-  for (const [key, value] of Object.entries(metadata.labels ?? {})) {
-    const problem = keyProblem(key) ?? labelValueProblem(value);
-    if (problem) add(`metadata.labels`, "FieldValueInvalid", problem);
-  }
-  for (const key of Object.keys(metadata.annotations ?? {})) {
-    const problem = keyProblem(key);
-    if (problem) add(`metadata.annotations`, "FieldValueInvalid", problem);
-  }
-  (metadata.ownerReferences ?? []).forEach((reference, index) => {
-    for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
-      if (reference[field] === "") {
-        add(
-          `metadata.ownerReferences[${index}].${field}`,
-          "FieldValueRequired",
-          "is required in an owner reference",
-        );
-      }
-    }
-  });
-  return causes;
+  return metadataIssues(metadata, { creating }).map(({ path, reason, message }) => ({
+    field: path,
+    reason,
+    message,
+  }));
 }
 
 const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
