@@ -2,9 +2,12 @@
 // failures, and the whole body read (manifests and error documents are small).
 import type { IncomingHttpHeaders } from "node:http";
 import { request } from "undici";
+import { CONDITION_REASONS } from "../../../sdk/schema/status";
 import { retryWait, withOverrides } from "../../../sdk/shared/retry";
 import { ResolutionFailure } from "./failure";
 import { isTransientStatus, OCI_RETRY, type Sleep } from "./retry";
+
+const { BundleResolutionFailed } = CONDITION_REASONS.Accepted;
 
 export interface RequestContext {
   timeoutMs: number;
@@ -54,7 +57,7 @@ async function readBody(body: AsyncIterable<Buffer>, url: URL): Promise<Buffer> 
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       throw new ResolutionFailure(
-        "BundleResolutionFailed",
+        BundleResolutionFailed,
         `${url.host} sent more than ${MAX_BODY_BYTES} bytes for ${url.pathname}`,
         false,
       );
@@ -116,7 +119,7 @@ export async function send(req: HttpRequest, context: RequestContext): Promise<H
     } else {
       const attempts = retry + 1;
       throw new ResolutionFailure(
-        "BundleResolutionFailed",
+        BundleResolutionFailed,
         `${req.url.host} could not be reached (${attempts} attempt${attempts === 1 ? "" : "s"}): ${result.transportError}`,
         true,
       );
