@@ -1,5 +1,5 @@
 import type { KindName } from "./kinds";
-import { quote } from "./rules/helpers";
+import { quote, typeNameInMessages } from "./rules/helpers";
 import { unknownField } from "./rules/structural";
 import { specSchema } from "./specs";
 import { formatPath, type PathSegment, type Violation, violation } from "./violation";
@@ -50,7 +50,7 @@ export function unknownFieldViolations(kind: KindName, spec: unknown): Violation
       unknownField,
       path,
       "FieldValueInvalid",
-      `is not a field of ${typeName}; remove it or fix the spelling (${hint})`,
+      `is not a field of ${typeNameInMessages(typeName)}; remove it or fix the spelling (${hint})`,
     );
   });
 }

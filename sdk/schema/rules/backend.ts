@@ -1,6 +1,8 @@
-import { PORT_PROTOCOLS } from "../enums";
+import { BACKEND_PROTOCOLS, PORT_PROTOCOLS } from "../enums";
 import { isKnown } from "../sentinel";
 import { objectRule, quote, SERVICE_KINDS } from "./helpers";
+
+const HTTP_PROTOCOLS = BACKEND_PROTOCOLS.filter((protocol) => !PORT_PROTOCOLS.includes(protocol));
 
 export const backendFilterExclusive = objectRule(
   {
@@ -9,7 +11,7 @@ export const backendFilterExclusive = objectRule(
     path: "spec.template.spec.filter | spec.filter",
     severity: "error",
     description:
-      "A service runs in backend mode or in filter mode: backend and filter are mutually exclusive.",
+      "A service runs in backend mode or in filter mode, so backend and filter are mutually exclusive: remove filter to run in backend mode, or remove backend to run as a filter.",
   },
   ({ value }) =>
     isKnown(value.backend) && isKnown(value.filter)
@@ -29,7 +31,7 @@ export const backendPortRequired = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.backend.port",
     severity: "error",
-    description: "backend.port is required when backend.protocol is tcp or udp.",
+    description: `backend.port is required for protocol ${PORT_PROTOCOLS.join(" and ")}: set the port the backend listens on (1-65535).`,
   },
   ({ value }) =>
     typeof value.protocol === "string" && PORT_PROTOCOLS.includes(value.protocol) && value.port === undefined
@@ -49,7 +51,7 @@ export const backendPortIgnored = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.backend.port",
     severity: "warning",
-    description: "backend.port is meaningful only for tcp and udp; it is ignored for http1 and http2.",
+    description: `backend.port is ignored for protocol ${HTTP_PROTOCOLS.join(" and ")} (only ${PORT_PROTOCOLS.join(" and ")} use a port): remove it.`,
   },
   ({ value }) =>
     typeof value.protocol === "string" &&
@@ -60,7 +62,7 @@ export const backendPortIgnored = objectRule(
           {
             at: ["port"],
             reason: "FieldValueInvalid",
-            fix: `is ignored for protocol ${quote(value.protocol)} (only tcp and udp use a port); remove it`,
+            fix: `is ignored for protocol ${quote(value.protocol)} (only ${PORT_PROTOCOLS.join(" and ")} use a port); remove it`,
           },
         ]
       : [],

@@ -8,7 +8,7 @@ export const bindingTypeMatch = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.bindings[*].kv | **.bindings[*].secret | **.bindings[*].service",
     severity: "error",
-    description: "A binding sets exactly the sub-object its type names: kv, secret or service.",
+    description: `A binding sets exactly the sub-object its type names (${BINDING_TYPES.join(", ")}): add that one and remove the others, or change type.`,
   },
   ({ value }) => {
     const type = value.type;

@@ -7,7 +7,8 @@ export const bundleCredentialsExclusive = objectRule(
     kinds: SERVICE_KINDS,
     path: "spec.source.oci.credentialsRef | spec.source.git.build.output.credentialsRef | spec.bundle.credentialsRef",
     severity: "error",
-    description: "A BundleRef carries inline credentials or a credentialsRef to stored ones, not both.",
+    description:
+      "A bundle reference carries inline credentials or a credentialsRef to stored ones, not both: remove credentialsRef to use the inline credentials, or remove credentials to use the referenced ones.",
   },
   ({ value }) =>
     isKnown(value.credentials) && isKnown(value.credentialsRef)
@@ -28,7 +29,7 @@ export const bundleDigestPinned = objectRule(
     path: "spec.source.oci.digest",
     severity: "warning",
     description:
-      "A pushed bundle referenced by tag only is resolved when a revision is minted, so a re-push changes what runs; a digest pins it.",
+      'A bundle referenced by tag alone is resolved when a revision is minted, so a re-push changes what runs: pin spec.source.oci with digest "sha256:<64 hex>".',
   },
   ({ value }) => {
     const oci = child(value, "oci");
@@ -49,7 +50,8 @@ export const revisionBundleDigest = objectRule(
     kinds: ["ServiceRevision"],
     path: "spec.bundle.digest",
     severity: "error",
-    description: "A ServiceRevision is immutable and digest-pinned: its bundle must carry a digest.",
+    description:
+      'A ServiceRevision runs an exact artifact: set spec.bundle.digest to the pushed bundle\'s "sha256:<64 hex>".',
   },
   ({ value }) => {
     const bundle = child(value, "bundle");

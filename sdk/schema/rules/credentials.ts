@@ -8,7 +8,7 @@ export const passwordPlaintext = objectRule(
     path: "**.credentials.password",
     severity: "warning",
     description:
-      "password is a write-only plain-text field; passwordData is preferred when authoring programmatically.",
+      "credentials.password is write-only plain text, never read back: set passwordData (the raw password) instead, as a secret.",
   },
   ({ value }) =>
     isKnown(value.password) && value.passwordData === undefined
@@ -28,7 +28,8 @@ export const passwordPrecedence = objectRule(
     kinds: SERVICE_KINDS,
     path: "**.credentials.password",
     severity: "warning",
-    description: "When password and passwordData are both set, passwordData wins and password is ignored.",
+    description:
+      "credentials.password is ignored when passwordData is also set, which takes precedence: remove password.",
   },
   ({ value }) =>
     isKnown(value.password) && isKnown(value.passwordData)

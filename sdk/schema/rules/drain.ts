@@ -1,5 +1,15 @@
 import { parseDuration } from "../duration";
-import { objectRule, quote } from "./helpers";
+import { objectRule, quote, schemaDefault } from "./helpers";
+
+const defaultDrainTimeout = () => String(schemaDefault("Proxy", "spec.shutdown.drainTimeout"));
+const defaultMinimum = () => String(schemaDefault("Proxy", "spec.shutdown.minimumDrainTime"));
+
+function defaultsText(): string {
+  const [drain, minimum] = [defaultDrainTimeout(), defaultMinimum()];
+  return drain === minimum
+    ? `both default to ${quote(drain)}`
+    : `minimumDrainTime defaults to ${quote(minimum)}, drainTimeout to ${quote(drain)}`;
+}
 
 export const drainMinimum = objectRule(
   {
@@ -7,8 +17,9 @@ export const drainMinimum = objectRule(
     kinds: ["Proxy"],
     path: "spec.shutdown.minimumDrainTime",
     severity: "error",
-    description:
-      "shutdown.minimumDrainTime must not be less than shutdown.drainTimeout (both default to 30s).",
+    get description() {
+      return `shutdown.minimumDrainTime must not be less than shutdown.drainTimeout (${defaultsText()}): raise minimumDrainTime to drainTimeout or more, or lower drainTimeout.`;
+    },
   },
   ({ value }) => {
     const { drainTimeout, minimumDrainTime } = value;
@@ -20,7 +31,7 @@ export const drainMinimum = objectRule(
       {
         at: ["minimumDrainTime"],
         reason: "FieldValueInvalid",
-        fix: `${quote(minimumDrainTime)} is less than drainTimeout ${quote(drainTimeout)}; set minimumDrainTime to ${quote(drainTimeout)} or more (it defaults to "30s" when unset), or lower drainTimeout`,
+        fix: `${quote(minimumDrainTime)} is less than drainTimeout ${quote(drainTimeout)}; set minimumDrainTime to ${quote(drainTimeout)} or more (it defaults to ${quote(defaultMinimum())} when unset), or lower drainTimeout`,
       },
     ];
   },

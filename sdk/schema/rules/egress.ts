@@ -7,7 +7,7 @@ export const egressExclusive = objectRule(
     path: "**.egress.gatewayRef",
     severity: "error",
     description:
-      "egress.disabled: true hard-denies outbound traffic, so egress.gatewayRef must then be empty.",
+      "egress.gatewayRef must be empty while egress.disabled is true (all egress is denied): remove gatewayRef, or set disabled to false to route egress through that gateway.",
   },
   ({ value }) =>
     value.disabled === true && isSetString(value.gatewayRef)

@@ -1,5 +1,5 @@
 import { DURATION_EXAMPLES, parseDuration } from "../duration";
-import { isObjectName } from "../metadata";
+import { isObjectName, MAX_NAME_LENGTH } from "../metadata";
 import type { RuleInfo } from "../violation";
 import { ALL_KINDS, quote, SERVICE_KINDS } from "./helpers";
 
@@ -19,7 +19,7 @@ export const durationFormat: ValueRule<string> = {
     kinds: ALL_KINDS,
     path: "spec.shutdown.drainTimeout | spec.shutdown.minimumDrainTime | spec.source.git.previews.ttl | **.runtime.timeout | **.runtime.limits.cpuTime",
     severity: "error",
-    description: `A Duration is a non-negative Go duration string such as ${examples} (units ns, us, ms, s, m, h).`,
+    description: `A duration is a non-negative Go duration: write numbers with units, such as ${examples} (units ns, us, ms, s, m, h).`,
   },
   accepts: (value) => (parseDuration(value) ?? -1) >= 0,
   fix: (value) =>
@@ -36,7 +36,8 @@ export const digestFormat: ValueRule<string> = {
     kinds: SERVICE_KINDS,
     path: "**.digest",
     severity: "error",
-    description: 'A BundleRef digest has the form "sha256:<64 lowercase hex digits>".',
+    description:
+      'A digest has the form "sha256:<64 hex>" (lowercase hex digits): use the digest the registry reports on push.',
   },
   accepts: (value) => DIGEST.test(value),
   fix: (value) =>
@@ -56,7 +57,7 @@ export const repoFormat: ValueRule<string> = {
     path: "**.repo",
     severity: "error",
     description:
-      'A BundleRef repo has the form "<registry_host>/<path>" (host may carry a port); tag and digest go in their own fields.',
+      'A repo has the form "<registry_host>/<path>", such as "registry.example.dev/team/app" or "127.0.0.1:5000/team/app": lowercase path, with tag and digest in their own fields.',
   },
   accepts: (value) => value.length <= 255 && REPO.test(value),
   fix: (value) =>
@@ -72,7 +73,7 @@ export const tagFormat: ValueRule<string> = {
     path: "**.tag",
     severity: "error",
     description:
-      "A BundleRef tag is an OCI tag: letters, digits, _ . -, not starting with . or -, at most 128 characters.",
+      'A tag is an OCI tag: use letters, digits, "_", "." and "-" (not first), at most 128 characters, such as "v1.2.0".',
   },
   accepts: (value) => TAG.test(value),
   fix: (value) =>
@@ -85,12 +86,11 @@ export const dns1123Name: ValueRule<string> = {
     kinds: SERVICE_KINDS,
     path: "spec.liveRevision | **.egress.gatewayRef",
     severity: "error",
-    description:
-      "A name that refers to another object is empty (default) or a DNS-1123 subdomain: lowercase letters, digits, - and ., at most 253 characters.",
+    description: `spec.liveRevision and egress.gatewayRef name other objects: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit (at most ${MAX_NAME_LENGTH} characters), or leave them empty for the default.`,
   },
   accepts: (value) => value === "" || isObjectName(value),
   fix: (value) =>
-    `${quote(value)} is not a valid object name; use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit (at most 253 characters), or leave it empty for the default`,
+    `${quote(value)} is not a valid object name; use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit (at most ${MAX_NAME_LENGTH} characters), or leave it empty for the default`,
 };
 
 export const otelEndpointUrl: ValueRule<string> = {
@@ -99,7 +99,8 @@ export const otelEndpointUrl: ValueRule<string> = {
     kinds: ["Proxy"],
     path: "spec.telemetry.thirdPartySinks.openTelemetrySinks[*].endpoint",
     severity: "error",
-    description: "An OpenTelemetry sink endpoint is an absolute http or https URL (OTLP over HTTP).",
+    description:
+      'An OpenTelemetry sink endpoint is an OTLP/HTTP address: use an absolute http(s) URL such as "https://otel.example.dev:4318".',
   },
   accepts: (value) => {
     if (!URL.canParse(value)) return false;
@@ -119,7 +120,8 @@ export const quantityFormat: ValueRule<string> = {
     kinds: SERVICE_KINDS,
     path: "**.runtime.limits.memory",
     severity: "error",
-    description: 'A memory cap is a resource quantity such as "128Mi", "1Gi" or a count of bytes.',
+    description:
+      'runtime.limits.memory is a resource quantity: use a form such as "128Mi", "1Gi" or a plain count of bytes.',
   },
   accepts: (value) => QUANTITY.test(value),
   fix: (value) =>

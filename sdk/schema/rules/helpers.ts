@@ -12,6 +12,38 @@ export function quote(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+/**
+ * Types whose API-SPEC name is misspelt: the spec's name stays the type's name in code (`ProxyTelementry`),
+ * but messages spell the word right.
+ */
+const MESSAGE_TYPE_NAMES: Readonly<Record<string, string>> = { ProxyTelementry: "ProxyTelemetry" };
+
+/** An API type's name as messages give it. */
+export function typeNameInMessages(typeName: string): string {
+  return MESSAGE_TYPE_NAMES[typeName] ?? typeName;
+}
+
+type DefaultLookup = (kind: KindName, path: string) => unknown;
+let defaultLookup: DefaultLookup | undefined;
+
+/**
+ * Lets rules read the defaults the schema declares. The schema's types import their rules, so a rule cannot
+ * import the schema: `defaults.ts`, which every entry point of the schema loads, hands its lookup over here.
+ */
+export function provideDefaults(lookup: DefaultLookup): void {
+  defaultLookup = lookup;
+}
+
+/**
+ * The default the schema declares for the field at `path` of a kind ("spec.shutdown.drainTimeout"). Call it
+ * when a message or description is built, never at load time, so a changed default changes the text.
+ */
+export function schemaDefault(kind: KindName, path: string): unknown {
+  if (defaultLookup === undefined)
+    throw new Error("the schema's defaults are not loaded: import sdk/schema (or sdk/schema/defaults) first");
+  return defaultLookup(kind, path);
+}
+
 /** A non-empty string that is not the unknown sentinel. */
 export function isSetString(value: unknown): value is string {
   return typeof value === "string" && value !== "" && isKnown(value);

@@ -1,4 +1,5 @@
 import type { ValueRule } from "./formats";
+import { schemaDefault } from "./helpers";
 
 /**
  * What is wrong with a number that must be an integer, or undefined when it is one. Infinity is not
@@ -12,7 +13,8 @@ export function integerProblem(value: number): string | undefined {
 }
 
 const PORT_FIX = "use an integer from 1 to 65535";
-const REVISION_COUNT_FIX = "set a count of revisions to keep, 0 or more (default 10)";
+const REVISION_COUNT_FIX = () =>
+  `set a count of revisions to keep, 0 or more (default ${schemaDefault("Service", "spec.revisionHistoryLimit")})`;
 
 export const backendPortRange: ValueRule<number> = {
   info: {
@@ -20,7 +22,7 @@ export const backendPortRange: ValueRule<number> = {
     kinds: ["Service", "ServiceRevision"],
     path: "**.backend.port",
     severity: "error",
-    description: "backend.port is a TCP/UDP port number from 1 to 65535.",
+    description: "backend.port is a TCP or UDP port number: use an integer from 1 to 65535.",
   },
   accepts: (value) => value >= 1 && value <= 65535,
   fix: (value) => {
@@ -37,15 +39,17 @@ export const revisionHistoryRange: ValueRule<number> = {
     kinds: ["Service"],
     path: "spec.revisionHistoryLimit",
     severity: "error",
-    description: "revisionHistoryLimit counts retained revisions, so it cannot be negative.",
+    get description() {
+      return `spec.revisionHistoryLimit counts retained revisions, so it cannot be negative: ${REVISION_COUNT_FIX()}.`;
+    },
   },
   accepts: (value) => value >= 0,
-  fix: (value) => `${value} ${integerProblem(value) ?? "is negative"}; ${REVISION_COUNT_FIX}`,
+  fix: (value) => `${value} ${integerProblem(value) ?? "is negative"}; ${REVISION_COUNT_FIX()}`,
 };
 
 /** The integer fields and what each accepts, as the second half of a message ("...; use ..."). */
-const INTEGER_FIELDS: readonly { rule: ValueRule<number>; fix: string }[] = [
-  { rule: backendPortRange, fix: PORT_FIX },
+const INTEGER_FIELDS: readonly { rule: ValueRule<number>; fix: () => string }[] = [
+  { rule: backendPortRange, fix: () => PORT_FIX },
   { rule: revisionHistoryRange, fix: REVISION_COUNT_FIX },
 ];
 
@@ -55,7 +59,7 @@ const INTEGER_FIELDS: readonly { rule: ValueRule<number>; fix: string }[] = [
  * bad number before the schema sees it (the server's JSON decoding) say what the field accepts.
  */
 export function integerFieldFix(path: string): string | undefined {
-  return INTEGER_FIELDS.find(({ rule }) => matchesRulePath(rule.info.path, path))?.fix;
+  return INTEGER_FIELDS.find(({ rule }) => matchesRulePath(rule.info.path, path))?.fix();
 }
 
 /** `**.` matches any prefix (including none after a dot); alternatives are not used by these rules. */

@@ -25,7 +25,7 @@ export const serviceRequiredFields: RequiredFieldsRule = {
     path: serviceRequired.join(" | "),
     severity: "error",
     description:
-      "A Service needs spec.source, spec.template and spec.template.spec; a runtime needs compatibilityDate.",
+      "A Service needs spec.source, spec.template and spec.template.spec, and its runtime needs compatibilityDate: set the missing field.",
   },
   kind: "Service",
   fields: serviceRequired,
@@ -37,7 +37,8 @@ export const revisionBundleRequired: RequiredFieldsRule = {
     kinds: ["ServiceRevision"],
     path: "spec.bundle",
     severity: "error",
-    description: "A ServiceRevision needs spec.bundle, the resolved artifact it runs.",
+    description:
+      "A ServiceRevision needs spec.bundle: set it to the resolved artifact it runs (repo and digest).",
   },
   kind: "ServiceRevision",
   fields: ["spec.bundle"],

@@ -1,6 +1,7 @@
-import { objectRule } from "./helpers";
+import { objectRule, schemaDefault } from "./helpers";
 
 const ROLLBACK_MINIMUM = 2;
+const defaultLimit = () => schemaDefault("Service", "spec.revisionHistoryLimit");
 
 export const revisionHistoryMinimum = objectRule(
   {
@@ -8,7 +9,9 @@ export const revisionHistoryMinimum = objectRule(
     kinds: ["Service"],
     path: "spec.revisionHistoryLimit",
     severity: "warning",
-    description: `Keeping fewer than ${ROLLBACK_MINIMUM} revisions leaves no earlier revision to roll back to or pin.`,
+    get description() {
+      return `A spec.revisionHistoryLimit below ${ROLLBACK_MINIMUM} keeps no earlier revision to roll back to or pin: set ${ROLLBACK_MINIMUM} or more (default ${defaultLimit()}).`;
+    },
   },
   ({ value }) => {
     const limit = value.revisionHistoryLimit;
@@ -17,7 +20,7 @@ export const revisionHistoryMinimum = objectRule(
       {
         at: ["revisionHistoryLimit"],
         reason: "FieldValueInvalid",
-        fix: `${limit} keeps no earlier revision to roll back to (liveRevision can only pin retained revisions); set ${ROLLBACK_MINIMUM} or more (default 10)`,
+        fix: `${limit} keeps no earlier revision to roll back to (liveRevision can only pin retained revisions); set ${ROLLBACK_MINIMUM} or more (default ${defaultLimit()})`,
       },
     ];
   },

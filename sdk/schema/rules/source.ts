@@ -9,7 +9,8 @@ export const sourceExactlyOne = objectRule(
     kinds: ["Service"],
     path: "spec.source",
     severity: "error",
-    description: "spec.source sets exactly one variant: oci (a pushed bundle) or git (a build pipeline).",
+    description:
+      "spec.source sets exactly one of oci (a pushed bundle) or git (a build pipeline): add the one you use, or remove the other.",
   },
   ({ value }) => {
     // An unknown variant may still resolve to absent, so the count is only decided once all are known.

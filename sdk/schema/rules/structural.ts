@@ -1,6 +1,9 @@
 import type { RuleInfo } from "../violation";
 import { ALL_KINDS } from "./helpers";
 
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
 // Rules the zod schemas check on their own; validate.ts turns zod issues into violations of these ids.
 
 export const unknownField: RuleInfo = {
@@ -9,7 +12,7 @@ export const unknownField: RuleInfo = {
   path: "**",
   severity: "error",
   description:
-    "Every field must be one the API defines; a misspelt field fails instead of being dropped silently.",
+    "Every field must be one the API defines, so a misspelt field fails instead of being dropped: remove it or fix its spelling (the message suggests the closest name or lists the fields).",
 };
 
 export const requiredField: RuleInfo = {
@@ -17,7 +20,7 @@ export const requiredField: RuleInfo = {
   kinds: ALL_KINDS,
   path: "**",
   severity: "error",
-  description: "A field the API requires must be present; the message names the expected type or values.",
+  description: "A field the API requires is missing: set it (the message names the expected type or values).",
 };
 
 export const fieldType: RuleInfo = {
@@ -25,7 +28,8 @@ export const fieldType: RuleInfo = {
   kinds: ALL_KINDS,
   path: "**",
   severity: "error",
-  description: "A field's value has the JSON type the API defines (string, boolean, integer, object, array).",
+  description:
+    "A value has the wrong JSON type: use the type the message names (string, boolean, integer, object or array).",
 };
 
 export const enumValue: RuleInfo = {
@@ -33,7 +37,8 @@ export const enumValue: RuleInfo = {
   kinds: ["Service", "ServiceRevision"],
   path: "**.backend.protocol | **.filter.phase | **.filter.failureMode | **.bindings[*].type",
   severity: "error",
-  description: "A field with a fixed set of values holds one of them; the message lists the allowed values.",
+  description:
+    "backend.protocol, filter.phase, filter.failureMode and a binding's type take fixed values: use one of those the message lists.",
 };
 
 export const int32Range: RuleInfo = {
@@ -41,5 +46,5 @@ export const int32Range: RuleInfo = {
   kinds: ["Service", "ServiceRevision"],
   path: "spec.revisionHistoryLimit | **.backend.port",
   severity: "error",
-  description: "Integers are int32: from -2147483648 to 2147483647.",
+  description: `Integers are int32: use a whole number from ${INT32_MIN} to ${INT32_MAX}.`,
 };

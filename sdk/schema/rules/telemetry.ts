@@ -1,9 +1,13 @@
 import { MANAGED_PROVIDER } from "../enums";
 import { isKnown } from "../sentinel";
-import { child, objectRule, quote } from "./helpers";
+import { child, objectRule, quote, schemaDefault } from "./helpers";
 
-// "Managed" proxies are the ones the platform hosts: provider "cloud" (the default). Any other provider
-// value is a proxy the user runs, which brings its own collector but cannot use the cloud-side sinks.
+// "Managed" proxies are the ones the platform hosts: provider "cloud". Any other provider value is a proxy
+// the user runs, which brings its own collector but cannot use the cloud-side sinks.
+
+/** `provider "cloud"`, and whether that is the default (read from the schema when a message is built). */
+const managed = () =>
+  `provider "${MANAGED_PROVIDER}"${schemaDefault("Proxy", "spec.provider") === MANAGED_PROVIDER ? ", the default" : ""}`;
 
 export const thirdPartySinksCloudOnly = objectRule(
   {
@@ -11,7 +15,7 @@ export const thirdPartySinksCloudOnly = objectRule(
     kinds: ["Proxy"],
     path: "spec.telemetry.thirdPartySinks",
     severity: "warning",
-    description: `telemetry.thirdPartySinks only takes effect on cloud proxies (provider "${MANAGED_PROVIDER}").`,
+    description: `telemetry.thirdPartySinks only works on cloud proxies (provider "${MANAGED_PROVIDER}"): remove it, or set provider to "${MANAGED_PROVIDER}"; your own proxies export through otelCollectorConfig.`,
   },
   ({ value }) => {
     const telemetry = child(value, "telemetry");
@@ -38,7 +42,9 @@ export const otelCollectorUnmanagedOnly = objectRule(
     kinds: ["Proxy"],
     path: "spec.telemetry.otelCollectorConfig",
     severity: "warning",
-    description: `telemetry.otelCollectorConfig only takes effect on unmanaged proxies (provider other than "${MANAGED_PROVIDER}").`,
+    get description() {
+      return `telemetry.otelCollectorConfig has no effect on a managed proxy (${managed()}), where the platform runs the collector: remove it and use thirdPartySinks, or set provider to where you run the proxy.`;
+    },
   },
   ({ value }) => {
     const telemetry = child(value, "telemetry");
@@ -47,7 +53,7 @@ export const otelCollectorUnmanagedOnly = objectRule(
       {
         at: ["telemetry", "otelCollectorConfig"],
         reason: "FieldValueInvalid",
-        fix: `has no effect on a managed proxy (provider "${MANAGED_PROVIDER}", the default): the platform runs its collector; remove it and use thirdPartySinks, or set provider to where you run the proxy`,
+        fix: `has no effect on a managed proxy (${managed()}): the platform runs its collector; remove it and use thirdPartySinks, or set provider to where you run the proxy`,
       },
     ];
   },

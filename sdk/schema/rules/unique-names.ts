@@ -7,7 +7,7 @@ export const uniqueNamesInfo: RuleInfo = {
   kinds: SERVICE_KINDS,
   path: "**.bindings[*].name | **.env[*].name",
   severity: "error",
-  description: "Binding names and env names are unique within their list.",
+  description: "Names in env and in bindings are unique within their list: rename or remove the duplicate.",
 };
 
 /** The rule, checking the `name` of the elements of the given list fields of one object type. */
