@@ -30,7 +30,7 @@ export const SETTINGS = {
     env: "EXAMPLEDEV_BASE_URL",
     precedence: "environment",
     description:
-      "The API's address, such as http://127.0.0.1:8080 or https://api.example.dev (a path prefix is kept); required once the provider calls the API.",
+      'The API\'s address, such as "http://127.0.0.1:8080" or "https://api.example.dev" (a path prefix is kept); required once the provider calls the API.',
     secret: false,
   },
   token: {
@@ -69,7 +69,7 @@ export const SETTINGS = {
     precedence: "config",
     default: false,
     description:
-      "true: check leaves spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at pulumi up.",
+      '"true" lets check leave spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at "pulumi up".',
     secret: false,
   },
 } as const satisfies Record<string, SettingInfo>;

@@ -1,0 +1,246 @@
+// The generated parts of the documentation: tables rendered from the data they document (the schema's RULES,
+// the policy pack's policies, the provider's settings), placed between marker comments in the Markdown files.
+// `npm run docs` writes them; `npm run docs:check` and test/unit/docs/ fail when a committed file differs.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { z } from "zod";
+import { POLICIES } from "../../policies/policies";
+import { describeResource } from "../../policies/resources";
+import { STACK_POLICIES } from "../../policies/stack-policies";
+import { SETTINGS, type SettingInfo } from "../../sdk/client/settings";
+import { TYPE_TOKENS } from "../../sdk/resources";
+import { applyDefaults, KIND_NAMES, RULES, type RuleInfo, validateSpec } from "../../sdk/schema";
+import { typeMeta } from "../../sdk/schema/meta";
+import { specSchema } from "../../sdk/schema/specs";
+import { unwrapField } from "../../sdk/schema/walk";
+
+/** The repository root, from the sources (scripts/lib) or the build (dist/scripts/lib). */
+export const REPO = path.resolve(__dirname, "../..").replace(/[/\\]dist$/, "");
+
+/** A generated part of a file: its marker name, where its data comes from, and its Markdown. */
+export interface Section {
+  name: string;
+  source: string;
+  render(): string;
+}
+
+/** The files with generated parts (paths from the repository root) and their sections. */
+export const DOCS: Readonly<Record<string, readonly Section[]>> = {
+  "README.md": [
+    { name: "configuration", source: "SETTINGS in sdk/client/settings.ts", render: configurationTable },
+    { name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable },
+  ],
+  "sdk/schema/README.md": [
+    { name: "defaults", source: "the schema's field defaults and applyDefaults", render: defaultsTable },
+  ],
+  "policies/README.md": [
+    { name: "policy-example", source: "the drain-minimum rule and policy", render: policyExample },
+    { name: "policies", source: "the pack's policies and RULES", render: policyTable },
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Markdown
+
+/**
+ * Plain text of the data (descriptions, messages) as Markdown: a quoted literal ("30s") and a dotted field
+ * path (spec.shutdown.drainTimeout) become code; `<`, `>` and `|` elsewhere are escaped for tables.
+ */
+export function markdown(text: string): string {
+  return text
+    .split(/("[^"\s][^"]*")/)
+    .map((part, index) =>
+      index % 2 === 1
+        ? code(part.slice(1, -1))
+        : part
+            .replace(/[<>|]/g, (char) => ({ "<": "&lt;", ">": "&gt;", "|": "\\|" })[char] ?? char)
+            .replace(/(?<![\w./:-])[a-z][A-Za-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+(?![\w(])/g, (field) =>
+              code(field),
+            ),
+    )
+    .join("");
+}
+
+function code(text: string): string {
+  return `\`${text.replaceAll("|", "\\|")}\``;
+}
+
+/** A table with its columns padded to one width, as the rest of the Markdown in this repository. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, column) =>
+    Math.max(3, cell.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// README.md: configuration
+
+function settingDefault(setting: SettingInfo): string {
+  return setting.default === undefined ? "" : code(String(setting.default));
+}
+
+function configurationTable(): string {
+  const rows = Object.values(SETTINGS).map((setting: SettingInfo) => [
+    code(setting.config) + (setting.secret ? " (secret: `pulumi config set --secret`)" : ""),
+    code(setting.env) + (setting.precedence === "environment" ? " (wins over the config)" : " (fallback)"),
+    settingDefault(setting),
+    markdown(setting.description),
+  ]);
+  return table(["stack config", "environment variable", "default", "meaning"], rows);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// README.md: rules
+
+const ON_UPDATE = "**On update:**";
+
+function ruleTable(): string {
+  const rows = RULES.map((rule: RuleInfo) => [
+    code(rule.id),
+    rule.kinds.join(", "),
+    rule.path
+      .split(" | ")
+      .map((alternative) => code(alternative))
+      .join("<br>"),
+    rule.severity,
+    (rule.change ? `${ON_UPDATE} ` : "") + markdown(rule.description),
+  ]);
+  return [
+    table(["id", "kinds", "path", "severity", "description"], rows),
+    "",
+    `${ON_UPDATE} a rule about changing an existing object (\`validateUpdate\`, \`change: true\`), judged against the`,
+    "stored spec: the server refuses such an update and the provider's diff replaces the object instead. The",
+    "policy pack, which sees only the new inputs, does not check these.",
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// policies/README.md
+
+const NOT_IN_PACK = "not in the pack";
+
+function policyTable(): string {
+  const rank = (level: string | undefined) => ["mandatory", "advisory", "disabled"].indexOf(level ?? "");
+  const stackPolicies = new Set<unknown>(STACK_POLICIES);
+  const rows = [...POLICIES]
+    .sort((a, b) => rank(a.enforcementLevel) - rank(b.enforcementLevel))
+    .map((policy) => [
+      code(policy.name),
+      policy.enforcementLevel ?? "advisory",
+      (stackPolicies.has(policy) ? "**Stack policy:** " : "") + markdown(policy.description),
+    ]);
+  const changes = RULES.filter((rule) => rule.change).map((rule) => [
+    code(rule.id),
+    NOT_IN_PACK,
+    `${ON_UPDATE} ${markdown(rule.description)} The server refuses such an update; the provider's diff replaces the object instead.`,
+  ]);
+  return table(["policy", "default", "description"], [...rows, ...changes]);
+}
+
+/** What `pulumi preview` prints for the drain-minimum example of the pack's README. */
+function policyExample(): string {
+  const ruleId = "drain-minimum";
+  const policy = POLICIES.find((candidate) => candidate.name === ruleId);
+  const [violation] = validateSpec("Proxy", { shutdown: { drainTimeout: "60s", minimumDrainTime: "10s" } });
+  if (policy === undefined || violation?.rule !== ruleId) throw new Error(`the ${ruleId} example broke`);
+  const { version } = JSON.parse(readFileSync(path.join(REPO, "policies/package.json"), "utf8"));
+  const packName = /new PolicyPack\("([^"]+)"/.exec(
+    readFileSync(path.join(REPO, "policies/index.ts"), "utf8"),
+  );
+  return [
+    "```",
+    "Policies:",
+    `    ❌ ${packName?.[1]}@v${version} (local: node_modules/@exampledev/pulumi/policies)`,
+    `        - [${policy.enforcementLevel}]  ${ruleId}  (${TYPE_TOKENS.Proxy}: edge)`,
+    `          ${policy.description}`,
+    `          ${describeResource("Proxy", "edge")}: ${violation.message}`,
+    "```",
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// sdk/schema/README.md
+
+type Schema = z.core.$ZodType;
+
+/** Every field default the schema declares, by API type name and field, in the order the specs reach them. */
+function fieldDefaults(): { typeName: string; field: string; value: unknown }[] {
+  const found = new Map<string, { typeName: string; field: string; value: unknown }>();
+  const seen = new Set<Schema>();
+  const visit = (schema: Schema): void => {
+    const inner = unwrapField(schema).schema;
+    if (seen.has(inner)) return;
+    seen.add(inner);
+    const def = inner._zod.def as { shape?: Record<string, Schema>; element?: Schema; valueType?: Schema };
+    const typeName = typeMeta.get(inner)?.typeName;
+    for (const [field, fieldSchema] of Object.entries(def.shape ?? {})) {
+      const { hasDefault, defaultValue } = unwrapField(fieldSchema);
+      if (hasDefault && typeName !== undefined)
+        found.set(`${typeName}.${field}`, { typeName, field, value: defaultValue });
+      visit(fieldSchema);
+    }
+    for (const child of [def.element, def.valueType]) if (child) visit(child);
+  };
+  for (const kind of KIND_NAMES) visit(specSchema(kind));
+  return [...found.values()];
+}
+
+/** Defaults that depend on other fields (a type's `fill`), shown by applying them to a small spec. */
+function conditionalDefaults(): string[][] {
+  const service = applyDefaults("Service", {
+    source: { oci: { repo: "registry.example.dev/team/app" } },
+    template: { spec: {} },
+  }) as { source: { oci: { tag?: unknown } }; template: { spec: { backend?: unknown } } };
+  const show = (field: string, value: unknown) => code(`${field}: ${JSON.stringify(value)}`);
+  return [
+    ["ServiceConfigSpec with neither `backend` nor `filter`", show("backend", service.template.spec.backend)],
+    ["BundleRef with neither `tag` nor `digest`", show("tag", service.source.oci.tag)],
+  ];
+}
+
+function defaultsTable(): string {
+  const rows = fieldDefaults().map(({ typeName, field, value }) => [
+    `${typeName} ${code(field)}`,
+    code(typeof value === "string" ? value : JSON.stringify(value)),
+  ]);
+  return table(["field", "default"], [...rows, ...conditionalDefaults()]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Markers
+
+function startMarker(section: Section): string {
+  return `<!-- generated:${section.name} by npm run docs from ${section.source}; edit that, not this -->`;
+}
+
+function endMarker(section: Section): string {
+  return `<!-- /generated:${section.name} -->`;
+}
+
+/** `text` with each section's part (markers included) replaced by a fresh rendering. */
+export function regenerate(file: string, text: string, sections: readonly Section[]): string {
+  let result = text;
+  for (const section of sections) {
+    const start = result.indexOf(`<!-- generated:${section.name} `);
+    const end = result.indexOf(endMarker(section), start);
+    if (start === -1 || end === -1) {
+      throw new Error(
+        `${file}: no generated part "${section.name}": put the lines ${startMarker(section)} and ${endMarker(section)} where it belongs`,
+      );
+    }
+    const part = [startMarker(section), section.render(), endMarker(section)].join("\n");
+    result = result.slice(0, start) + part + result.slice(end + endMarker(section).length);
+  }
+  return result;
+}
+
+/** Every documentation file with generated parts: its committed text and the text `npm run docs` writes. */
+export function generatedDocs(root: string = REPO): { file: string; current: string; generated: string }[] {
+  return Object.entries(DOCS).map(([file, sections]) => {
+    const current = readFileSync(path.join(root, file), "utf8");
+    return { file, current, generated: regenerate(file, current, sections) };
+  });
+}
