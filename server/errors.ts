@@ -1,10 +1,10 @@
-import { codeOf, failureStatus, type Reason, reasonOfCode } from "../sdk/errors/reasons";
+import { codeOf, failureStatus, type Reason } from "../sdk/errors/reasons";
 import type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
 import { KINDS, type KindName } from "../sdk/schema";
 
 // The Status body, its builders and the reason -> code table are sdk/errors' (one definition for the server
 // and the client); this module holds the server's throwable and the messages Kubernetes gives its errors.
-export { failureStatus, type Reason, successStatus } from "../sdk/errors/reasons";
+export { failureStatus, type Reason, reasonForCode, successStatus } from "../sdk/errors/reasons";
 export type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
 
 /** A failure a handler throws; the error handler answers it with `toStatus()`. */
@@ -25,11 +25,6 @@ export class ApiError extends Error {
   toStatus(): Status {
     return failureStatus(this.reason, this.message, this.details);
   }
-}
-
-/** The reason Kubernetes gives an error that only carries an HTTP code (framework errors). */
-export function reasonForCode(code: number): Reason {
-  return reasonOfCode(code) ?? (code >= 500 ? "InternalError" : "BadRequest");
 }
 
 /** `proxies.core.example.dev`: how Kubernetes names a resource in messages. */

@@ -64,6 +64,14 @@ export function reasonOfCode(code: number): Reason | undefined {
   return REASON_NAMES.find((reason) => REASONS[reason].code === code);
 }
 
+/**
+ * The reason Kubernetes gives an error that only carries an HTTP code (a framework error): the code's reason,
+ * else `InternalError` for a 5xx and `BadRequest` for any other code.
+ */
+export function reasonForCode(code: number): Reason {
+  return reasonOfCode(code) ?? (code >= 500 ? "InternalError" : "BadRequest");
+}
+
 /** A `Failure` Status as the server sends it. */
 export function failureStatus(reason: Reason, message: string, details: StatusDetails = {}): Status {
   return {
