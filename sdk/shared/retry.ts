@@ -62,13 +62,20 @@ export function backoff(retriesSoFar: number, policy: RetryPolicy): number {
   return Math.floor(floor + policy.random() * (ceiling - floor));
 }
 
-/** `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 10.2.3), in ms from `now`; undefined when absent or unreadable. */
+/**
+ * `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 10.2.3), in ms from `now` (0 for a date passed);
+ * undefined when absent or unreadable. Every HTTP-date format names its month, which keeps `Date.parse` from
+ * reading "-1" or "1.5" as a date.
+ */
 export function parseRetryAfter(header: string | undefined, now: number): number | undefined {
   const value = header?.trim();
   if (!value) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
-  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = HTTP_DATE_MONTH.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+const HTTP_DATE_MONTH = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/;
 
 function hintedWait(header: string | undefined, policy: RetryPolicy): number | undefined {
   const ms = parseRetryAfter(header, policy.now());
