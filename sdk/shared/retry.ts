@@ -58,8 +58,9 @@ export function retryWait(
 /** Exponential backoff: a jittered wait within [0, min(cap, base * 2^n)). */
 export function backoff(retriesSoFar: number, policy: RetryPolicy): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesSoFar);
-  const floor = policy.jitter === "equal" ? ceiling / 2 : 0;
-  return Math.floor(floor + policy.random() * (ceiling - floor));
+  const lowest = policy.jitter === "equal" ? Math.floor(ceiling / 2) : 0;
+  // random() < 1, so the product stays below the span even in floating point.
+  return lowest + Math.floor(policy.random() * (ceiling - lowest));
 }
 
 /**

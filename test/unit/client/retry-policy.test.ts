@@ -44,6 +44,12 @@ describe("retryWait", () => {
 });
 
 describe("backoff", () => {
+  it("stays below the step for the largest random() value", () => {
+    const highest = { ...policy, random: () => 1 - 2 ** -53 };
+    expect(backoff(0, { ...highest, jitter: "equal" })).toBe(499);
+    expect(backoff(0, highest)).toBe(499);
+  });
+
   it("keeps full jitter in [0, step) and equal jitter in [step/2, step)", () => {
     fc.assert(
       fc.property(
