@@ -16,6 +16,7 @@ export {
   keyProblem,
   labelValueProblem,
   MAX_NAME_LENGTH,
+  metadataIssues,
   metadataProblems,
   nameProblem,
 } from "./metadata";
@@ -31,6 +32,7 @@ export {
   secretPaths,
 } from "./secrets";
 export { isUnknown, UNKNOWN } from "./sentinel";
+export * from "./status";
 export * from "./service";
 export {
   type BackendConfig,
