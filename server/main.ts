@@ -8,6 +8,7 @@ The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the 
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
+const REPEATED_SIGNAL_MS = 1_000;
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 function parseOptions(args: string[]) {
@@ -64,11 +65,16 @@ async function main(): Promise<void> {
   const server = await startServer(options);
   console.log(`listening on ${server.url}`);
 
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const shutdown = (signal: NodeJS.Signals) => {
-    // A second signal means the graceful stop is taking too long.
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince !== undefined) {
+      // Under `npm run server`, Ctrl-C reaches this process twice: from the terminal, and forwarded by npm.
+      // A repeat within a second is that same request; a later one means the graceful stop takes too long.
+      if (Date.now() - stoppingSince < REPEATED_SIGNAL_MS) return;
+      console.error(`${signal} again: exiting without waiting for the graceful stop`);
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

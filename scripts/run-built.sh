@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `npm run server` and `npm run registry`: runs a compiled entry point of the package with the pinned Node,
+# building first only when dist/ is missing or older than the sources, and then becomes that Node process
+# (`exec`), so the process you started is the server itself once npm is gone from the picture: a single
+# SIGTERM or Ctrl-C to it (npm forwards SIGINT and SIGTERM to its child) stops it, with nothing left behind.
+#
+#   bash scripts/run-built.sh dist/server/main.js [args...]
+#
+# Freshness: dist/.build-stamp records when this script last started a successful build. dist/ is current
+# when the entry point exists and no build input (.ts and .json files under the compiled folders, the
+# tsconfigs, package.json) nor any of those folders (an added, renamed or deleted file) changed after the
+# stamp. A build run some other way (`npm run build`) leaves the stamp alone, which costs one extra build at
+# the next start, never a stale one.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+entry=${1:?usage: run-built.sh <dist entry point> [args...]}
+shift
+stamp="$repo/dist/.build-stamp"
+inputs=(sdk provider server policies scripts tsconfig.json tsconfig.build.json package.json)
+
+stale() {
+  [[ -f "$stamp" && -f "$repo/$entry" ]] || return 0
+  local changed
+  changed=$(cd "$repo" && find "${inputs[@]}" -name node_modules -prune -o -newer "$stamp" \
+    \( -type d -o -name '*.ts' -o -name '*.json' \) -print -quit 2>/dev/null)
+  [[ -n "$changed" ]]
+}
+
+if stale; then
+  echo "[run-built] dist/ is missing or older than the sources: npm run build" >&2
+  # Stamp the time the build starts: a source saved during the build is newer, and triggers the next one.
+  mkdir -p "$repo/dist"
+  next=$(mktemp "$repo/dist/.build-stamp.XXXXXX")
+  (cd "$repo" && npm run build >&2) || {
+    rm -f "$next"
+    echo "[run-built] the build failed; not starting $entry" >&2
+    exit 1
+  }
+  mv -f "$next" "$stamp"
+fi
+
+node="$repo/node_modules/.bin/node"
+[[ -x "$node" ]] || node=node
+exec "$node" "$repo/$entry" "$@"
