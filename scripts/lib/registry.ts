@@ -33,6 +33,8 @@ export interface TokenAuthority {
 export interface StartRegistryOptions {
   /** Default `{ type: "none" }`: an open registry. */
   auth?: RegistryAuth;
+  /** Loopback port to listen on; default 0, a free port the registry picks itself. */
+  port?: number;
 }
 
 export interface Registry {
@@ -84,14 +86,14 @@ async function authConfig(auth: RegistryAuth, dir: string): Promise<object | und
   }
 }
 
-function registryConfig(storage: string, auth: object | undefined): object {
+function registryConfig(storage: string, auth: object | undefined, port: number): object {
   return {
     version: "0.1",
     // Level info for the "listening on <address>" line that tells the port.
     log: { level: "info", accesslog: { disabled: true } },
     storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
     // Port 0: the registry binds a free port itself, so no other process can take it in between.
-    http: { addr: "127.0.0.1:0", secret: randomBytes(16).toString("hex") },
+    http: { addr: `127.0.0.1:${port}`, secret: randomBytes(16).toString("hex") },
     ...(auth ? { auth } : {}),
   };
 }
@@ -169,7 +171,10 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     const auth = await authConfig(options.auth ?? { type: "none" }, dir);
     const configPath = join(dir, "config.yml");
     // JSON is valid YAML, and the registry's YAML parser reads it.
-    await writeFile(configPath, JSON.stringify(registryConfig(join(dir, "storage"), auth), null, 2));
+    await writeFile(
+      configPath,
+      JSON.stringify(registryConfig(join(dir, "storage"), auth, options.port ?? 0), null, 2),
+    );
     // An empty environment: the registry reads REGISTRY_* variables as config overrides.
     child = spawn(REGISTRY_BIN, ["serve", configPath], { env: {}, stdio: ["ignore", "ignore", "pipe"] });
     const host = await listeningHost(child);
