@@ -8,4 +8,10 @@ export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 if [[ -z "${PULUMI_BACKEND_URL:-}" ]] && ! grep -qs '"current": *"[^"]' "${PULUMI_HOME:-$HOME/.pulumi}/credentials.json"; then
   mkdir -p "$repo/.pulumi-state"
   export PULUMI_BACKEND_URL="file://$repo/.pulumi-state"
+  # That backend is a scratch area for the examples and the local API server, so its stacks get a documented
+  # default passphrase (not a secret) and every command works in a fresh shell, as `npm run demo` does. Your
+  # own PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE wins; a backend you configure gets no default.
+  if [[ -z "${PULUMI_CONFIG_PASSPHRASE+set}" && -z "${PULUMI_CONFIG_PASSPHRASE_FILE:-}" ]]; then
+    export PULUMI_CONFIG_PASSPHRASE=exampledev-local
+  fi
 fi
