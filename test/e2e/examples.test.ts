@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -9,10 +9,14 @@ import { type Client, createClient } from "../../sdk/client";
 import { type RunningServer, startServer } from "../../server";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
+import { copyRepository, type RepoCopy, repoRoot } from "./repo-copy";
 
-const examples = path.resolve(__dirname, "../../examples");
-
+// The examples run from a temporary copy of the repository: a stack writes its config file
+// (`Pulumi.<stack>.yaml`, with the salt of its passphrase) next to `Pulumi.yaml`, and one written into the real
+// examples/ would clash with the stacks a developer creates there by following the READMEs.
 describe("the examples, through the real Pulumi CLI", () => {
+  let copy: RepoCopy;
+  let examples: string;
   let server: RunningServer;
   let client: Client;
   let registry: Registry;
@@ -20,6 +24,8 @@ describe("the examples, through the real Pulumi CLI", () => {
   const stacks: TestStack[] = [];
 
   beforeAll(async () => {
+    copy = copyRepository("examples");
+    examples = path.join(copy.dir, "examples");
     [server, registry] = await Promise.all([
       startServer({ port: 0, storage: "memory", logLevel: "warn" }),
       startRegistry(),
@@ -34,6 +40,7 @@ describe("the examples, through the real Pulumi CLI", () => {
     for (const t of stacks) await t.dispose();
     await client?.close();
     await Promise.all([server?.close(), registry?.stop()]);
+    copy?.dispose();
   });
 
   const stackOf = async (example: string) => {
@@ -55,6 +62,9 @@ describe("the examples, through the real Pulumi CLI", () => {
     expect((await client.serviceRevisions.get(latest)).spec.bundle.digest).toBe(bundle.digest);
     expect(Object.keys((await stack.preview()).changeSummary)).toEqual(["same"]);
     await stack.destroy();
+    // The stack's config file went to the copy, not to the repository.
+    expect(existsSync(path.join(examples, "quickstart/Pulumi.e2e.yaml"))).toBe(true);
+    expect(existsSync(path.join(repoRoot, "examples/quickstart/Pulumi.e2e.yaml"))).toBe(false);
   });
 
   it("rollback: pins the first revision, keeps minting, then returns to automatic selection", async () => {
@@ -103,6 +113,7 @@ describe("the examples, through the real Pulumi CLI", () => {
       );
       // The program cleans up after itself.
       expect(await client.services.listAll()).toEqual([]);
+      expect(existsSync(path.join(examples, "programmatic/Pulumi.dev.yaml"))).toBe(true);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }
