@@ -34,6 +34,23 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
+  /** Which manager owns which fields (server-side apply); written by the server. */
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/**
+ * One manager's fields, as Kubernetes records them: an `Apply` entry holds the fields of the manager's last
+ * applied configuration, an `Update` entry those its other writes changed. `fieldsV1` is a trie of
+ * `f:<field>`, `k:<keys>` (an item of a list merged by key) and `.` (the container itself).
+ */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: "Apply" | "Update";
+  apiVersion: string;
+  time?: string;
+  fieldsType: "FieldsV1";
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
 }
 
 /** An object of any kind as far as waiting on it goes: its metadata and status, whatever its spec. */

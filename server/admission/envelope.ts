@@ -27,6 +27,8 @@ const SERVER_METADATA: ReadonlySet<string> = new Set([
   "generation",
   "creationTimestamp",
   "deletionTimestamp",
+  // Computed by the API from each write (server/resources/apply); entries sent back are read there.
+  "managedFields",
 ]);
 const CLIENT_METADATA: ReadonlySet<string> = new Set([
   "name",

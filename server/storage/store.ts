@@ -289,7 +289,7 @@ export class Store implements ObjectStore {
 function orderedMetadata(fields: ObjectMeta): ObjectMeta {
   const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
     fields;
-  const { labels, annotations, ownerReferences } = fields;
+  const { labels, annotations, ownerReferences, managedFields } = fields;
   return withoutUndefined({
     name,
     generateName,
@@ -301,5 +301,6 @@ function orderedMetadata(fields: ObjectMeta): ObjectMeta {
     labels,
     annotations,
     ownerReferences,
+    managedFields,
   });
 }

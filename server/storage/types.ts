@@ -61,7 +61,8 @@ export interface ObjectStore {
   /** Sets uid, resourceVersion, generation (1) and creationTimestamp. Throws ApiError AlreadyExists. */
   create(kind: KindName, obj: StoredObject): StoredObject;
   /**
-   * Replaces spec and the client-owned metadata (labels, annotations, ownerReferences) and may set
+   * Replaces spec, the client-owned metadata (labels, annotations, ownerReferences) and managedFields (which
+   * the API computes, server-side apply's record of who owns which field), and may set
    * `deletionTimestamp` (never clear it). `obj.metadata.resourceVersion` must equal the stored one
    * (ApiError Conflict otherwise; NotFound if absent). `generation` goes up by one when the spec
    * changes. Status is left as stored: it is written only through `updateStatus`.
