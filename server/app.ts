@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type LogLevel } from "fastify";
 import { KIND_NAMES } from "../sdk/schema";
+import { applyPatchBodies } from "./http/apply-patch";
 import { authentication } from "./http/auth";
 import { contentTypes } from "./http/content-types";
 import { errorHandling } from "./http/errors";
@@ -8,6 +9,7 @@ import { RequestLogController } from "./http/request-log";
 import { strictJson } from "./http/strict-json";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
+import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
 import type { ObjectStore } from "./storage";
 
@@ -25,10 +27,12 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, toke
   await fastify.register(errorHandling);
   await fastify.register(authentication, { token });
   await fastify.register(contentTypes);
+  await fastify.register(applyPatchBodies);
   await fastify.register(strictJson);
   await fastify.register(redaction);
   await fastify.register(healthRoutes);
   await fastify.register(discoveryRoutes);
+  await fastify.register(openApiRoutes);
   for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store });
 };
 

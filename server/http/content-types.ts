@@ -7,7 +7,7 @@ import { decodeUtf8, recordJsonDiagnostics } from "./strict-json";
 export const JSON_TYPE = "application/json";
 
 /** Far deeper than any object of this API; bounds the recursion of everything that walks a body. */
-const MAX_BODY_DEPTH = 100;
+export const MAX_BODY_DEPTH = 100;
 
 /**
  * The body parsers: JSON for objects and for both patch formats, nothing else (fastify's text/plain
@@ -49,7 +49,7 @@ export const contentTypes = shared(async (fastify) => {
   });
 });
 
-function tooDeep() {
+export function tooDeep() {
   return badRequest(`the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
 }
 
@@ -71,7 +71,7 @@ export function acceptMediaTypes(accepted: readonly string[], required: boolean)
 }
 
 /** Nesting depth without recursion, so a hostile body cannot exhaust the stack here either. */
-function depthOf(value: unknown): number {
+export function depthOf(value: unknown): number {
   let deepest = 0;
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 0 }];
   while (stack.length > 0) {

@@ -2,6 +2,14 @@ import { KINDS, type KindName } from "../../sdk/schema";
 import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
+import {
+  type Applied,
+  type ApplyOptions,
+  applyObject,
+  managedFieldsAfterUpdate,
+  sentManagedFields,
+  withManagedFieldsOf,
+} from "./apply";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
 import { continueAfter, continueToken } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
@@ -54,9 +62,10 @@ export class ResourceOperations {
     });
   }
 
-  create(body: unknown, fieldValidation: FieldValidation): Written {
+  /** `manager` is the field manager the write is recorded under (managedFields). */
+  create(body: unknown, fieldValidation: FieldValidation, manager = ""): Written {
     const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
-    return { object: this.store.create(this.kind, object), warnings };
+    return { object: this.store.create(this.kind, this.owned(undefined, object, manager, body)), warnings };
   }
 
   get(name: string): StoredObject {
@@ -64,7 +73,7 @@ export class ResourceOperations {
   }
 
   /** PUT: the body is the whole object, and must name the version it replaces. */
-  replace(name: string, body: unknown, fieldValidation: FieldValidation): Written {
+  replace(name: string, body: unknown, fieldValidation: FieldValidation, manager = ""): Written {
     const envelope = readEnvelope(this.kind, body);
     this.checkName(envelope.metadata.name, name);
     const existing = this.require(name);
@@ -78,20 +87,31 @@ export class ResourceOperations {
         },
       ]);
     }
-    return this.update(existing, envelope, fieldValidation);
+    return this.update(existing, envelope, fieldValidation, manager, body);
   }
 
   /**
    * PATCH: the patch applies to the object as the client reads it, then goes through the same admission
    * as a PUT. Without a resourceVersion of its own it applies to the current version.
    */
-  patch(name: string, type: PatchType, patch: unknown, fieldValidation: FieldValidation): Written {
+  patch(
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    fieldValidation: FieldValidation,
+    manager = "",
+  ): Written {
     const existing = this.require(name);
     const patched = applyPatchDocument(type, redactObject(existing), patch);
     const envelope = readEnvelope(this.kind, patched);
     this.checkName(envelope.metadata.name, name);
     envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    return this.update(existing, envelope, fieldValidation);
+    return this.update(existing, envelope, fieldValidation, manager, patched);
+  }
+
+  /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
+  apply(name: string, config: unknown, options: ApplyOptions): Applied {
+    return applyObject(this.kind, this.store, name, config, options);
   }
 
   delete(name: string, options: DeleteOptions = {}): DeleteOutcome {
@@ -120,14 +140,32 @@ export class ResourceOperations {
     return this.listOf(deleted, {});
   }
 
-  private update(existing: StoredObject, envelope: Envelope, fieldValidation: FieldValidation): Written {
+  private update(
+    existing: StoredObject,
+    envelope: Envelope,
+    fieldValidation: FieldValidation,
+    manager: string,
+    body: unknown,
+  ): Written {
     // A uid in the body names the object the client means: another one under the name is a 409.
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
       throw conflict(this.kind, existing.metadata.name);
     }
     const { object, warnings } = admit(this.kind, envelope, fieldValidation, existing);
-    return { object: this.store.update(this.kind, object), warnings };
+    return { object: this.store.update(this.kind, this.owned(existing, object, manager, body)), warnings };
+  }
+
+  /** The admitted object with its managedFields after this write (an `Update` by `manager`). */
+  private owned(existing: StoredObject | undefined, object: StoredObject, manager: string, body: unknown) {
+    const managedFields = managedFieldsAfterUpdate(
+      this.kind,
+      existing,
+      object,
+      manager,
+      sentManagedFields(body),
+    );
+    return withManagedFieldsOf(object, managedFields);
   }
 
   private select(selector: LabelSelector): StoredObject[] {

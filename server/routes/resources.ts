@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { parseFieldValidation } from "../admission";
+import { APPLY_PATCH_TYPE, applyOptionsOf, patchParameters, writeManager } from "../http/apply-patch";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
 import { addWarnings } from "../http/warnings";
 import { readDeleteOptions } from "../resources/deletion";
@@ -30,9 +31,13 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
-  const writeParameters = onlyParameters("fieldValidation");
+  const writeParameters = onlyParameters("fieldValidation", "fieldManager");
   const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
-  const patchBody = { onRequest: acceptMediaTypes(PATCH_TYPES, true), preValidation: writeParameters };
+  // An apply patch (server-side apply) has parameters of its own: see http/apply-patch.ts.
+  const patchBody = {
+    onRequest: acceptMediaTypes([...PATCH_TYPES, APPLY_PATCH_TYPE], true),
+    preValidation: patchParameters("fieldValidation", "fieldManager", "force"),
+  };
   const listParameters = { preValidation: onlyParameters("labelSelector", "limit", "continue") };
   // A DELETE may carry DeleteOptions as JSON; its query parameters stay refused (Kubernetes does not read
   // preconditions from the query, and the other DeleteOptions fields are not supported yet).
@@ -52,7 +57,11 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   // 201: the object exists when the answer leaves (the write is committed synchronously) and the body
   // is the stored object; 202 would promise work still pending.
   fastify.post<{ Querystring: Query }>(collection, jsonBody, async (request, reply) => {
-    const { object, warnings } = operations.create(request.body, fieldValidation(request.query));
+    const { object, warnings } = operations.create(
+      request.body,
+      fieldValidation(request.query),
+      writeManager(request),
+    );
     addWarnings(reply, warnings);
     return reply.code(201).send(object);
   });
@@ -69,18 +78,26 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       request.params.name,
       request.body,
       fieldValidation(request.query),
+      writeManager(request),
     );
     addWarnings(reply, warnings);
     return object;
   });
 
   fastify.patch<ItemRequest>(item, patchBody, async (request, reply) => {
+    if (mediaTypeOf(request) === APPLY_PATCH_TYPE) {
+      const options = applyOptionsOf(request, fieldValidation(request.query));
+      const { object, warnings, created } = operations.apply(request.params.name, request.body, options);
+      addWarnings(reply, warnings);
+      return reply.code(created ? 201 : 200).send(object);
+    }
     const type = mediaTypeOf(request) as PatchType;
     const { object, warnings } = operations.patch(
       request.params.name,
       type,
       request.body,
       fieldValidation(request.query),
+      writeManager(request),
     );
     addWarnings(reply, warnings);
     return object;

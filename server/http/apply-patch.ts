@@ -1,0 +1,155 @@
+// `yaml` (eemeli/yaml): YAML 1.2 with a JSON-compatible core schema, so a YAML body means what the same
+// document means as JSON ("yes" stays a string, 2024-09-01 stays a string); it reports duplicate keys and
+// bounds alias expansion (billion laughs) by itself.
+import type { FastifyRequest } from "fastify";
+import { parseAllDocuments } from "yaml";
+import type { FieldValidation } from "../admission";
+import { ApiError, badRequest } from "../errors";
+import { isRecord } from "../records";
+import { type ApplyOptions, fieldManagerOf, parseForce } from "../resources/apply";
+import { onlyParameters, type Query, single } from "../routes/query";
+import { depthOf, MAX_BODY_DEPTH, mediaTypeOf, tooDeep } from "./content-types";
+import { shared } from "./shared";
+import { decodeUtf8, recordJsonDiagnostics } from "./strict-json";
+
+/** Server-side apply's media type; the body is YAML or JSON (kubectl sends JSON). */
+export const APPLY_PATCH_TYPE = "application/apply-patch+yaml";
+
+/** The query parameters of an apply; other patches take those of every write. */
+export const APPLY_PARAMETERS = ["fieldValidation", "fieldManager", "force", "dryRun"] as const;
+
+/**
+ * The body parser of apply patches. A body that is a JSON object goes through the same parser as JSON
+ * bodies (prototype keys refused, duplicate keys and lossy numbers handled per fieldValidation by the
+ * strict-json plugin); any other body is read as one YAML document. As for JSON: UTF-8 only, 1 MiB,
+ * nesting bounded, `__proto__` and `constructor.prototype` refused, no number JSON cannot carry.
+ */
+export const applyPatchBodies = shared(async (fastify) => {
+  const parseJson = fastify.getDefaultJsonParser("error", "error") as (
+    request: FastifyRequest,
+    body: string,
+    done: (error: Error | null, value?: unknown) => void,
+  ) => void;
+  fastify.addContentTypeParser(APPLY_PATCH_TYPE, { parseAs: "buffer" }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeUtf8(body as Buffer);
+      if (/^\s*\{/.test(text)) {
+        parseJson(request, text, (error, value) => {
+          if (error) return done(error, undefined);
+          if (depthOf(value) > MAX_BODY_DEPTH) return done(tooDeep(), undefined);
+          try {
+            recordJsonDiagnostics(request, text);
+          } catch (scanError) {
+            return done(scanError instanceof RangeError ? tooDeep() : (scanError as Error), undefined);
+          }
+          done(null, value);
+        });
+        return;
+      }
+      done(null, parseYaml(text));
+    } catch (error) {
+      done(error instanceof RangeError ? tooDeep() : (error as Error), undefined);
+    }
+  });
+});
+
+/** One YAML document as a JSON value, or a 400 saying where it is malformed. */
+export function parseYaml(text: string): unknown {
+  const documents = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true, version: "1.2" });
+  if (!Array.isArray(documents)) throw badRequest("error decoding YAML: the body is not a YAML stream");
+  if (documents.length !== 1) {
+    throw badRequest(
+      `error decoding YAML: an apply patch is one document, the body has ${documents.length}; send each object in its own request`,
+    );
+  }
+  const [document] = documents;
+  const problem = document?.errors[0];
+  if (document === undefined || problem !== undefined) {
+    const where = problem?.message.split("\n")[0]?.replace(/:$/, "");
+    throw badRequest(`error decoding YAML: ${where ?? "no document"}`);
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw badRequest(`error decoding YAML: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (depthOf(value) > MAX_BODY_DEPTH) throw tooDeep();
+  checkValues(value, "");
+  return value;
+}
+
+/** What JSON.parse's guards refuse, and values JSON cannot carry (`.inf`, `.nan`, `1e400`). */
+function checkValues(value: unknown, path: string): void {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    const field = path || "<body>";
+    throw new ApiError(
+      "Invalid",
+      `${field}: ${String(value)} is not a finite number; JSON cannot carry it, so it cannot be stored`,
+      { causes: [{ reason: "FieldValueInvalid", field, message: `${field}: not a finite number` }] },
+    );
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) checkValues(item, `${path}[${index}]`);
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (
+      key === "__proto__" ||
+      (key === "constructor" && isRecord(child) && Object.hasOwn(child, "prototype"))
+    ) {
+      throw badRequest("Object contains forbidden prototype property");
+    }
+    checkValues(child, path === "" ? key : `${path}.${key}`);
+  }
+}
+
+/**
+ * A PATCH route's query-parameter check by media type: an apply takes `APPLY_PARAMETERS`, the other patch
+ * types what `others` accepts. A parameter an operation does not support is refused (400), never ignored.
+ */
+export function patchParameters(...others: string[]) {
+  const apply = onlyParameters(...APPLY_PARAMETERS);
+  const other = onlyParameters(...others);
+  return async (request: FastifyRequest) =>
+    mediaTypeOf(request) === APPLY_PATCH_TYPE ? apply(request) : other(request);
+}
+
+type QueryRequest = Pick<FastifyRequest, "headers"> & { query: unknown };
+
+/** The manager of a POST, PUT, merge or JSON patch: `fieldManager`, else the User-Agent's product name. */
+export function writeManager(request: QueryRequest): string {
+  const query = request.query as Query;
+  return fieldManagerOf(single(query, "fieldManager"), request.headers["user-agent"], {
+    apply: false,
+    force: single(query, "force"),
+  });
+}
+
+/** The options of an apply patch: a field manager is required; `force` and `dryRun=All` are optional. */
+export function applyOptionsOf(request: QueryRequest, fieldValidation: FieldValidation): ApplyOptions {
+  const query = request.query as Query;
+  const dryRun = single(query, "dryRun");
+  if (dryRun !== undefined && dryRun !== "All") {
+    throw new ApiError(
+      "Invalid",
+      `PatchOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ${JSON.stringify(dryRun)}: supported values: "All"`,
+      {
+        group: "meta.k8s.io",
+        kind: "PatchOptions",
+        causes: [
+          { reason: "FieldValueNotSupported", field: "dryRun", message: 'dryRun: supported values: "All"' },
+        ],
+      },
+    );
+  }
+  return {
+    manager: fieldManagerOf(single(query, "fieldManager"), request.headers["user-agent"], { apply: true }),
+    force: parseForce(single(query, "force")),
+    fieldValidation,
+    dryRun: dryRun === "All",
+  };
+}

@@ -1,0 +1,305 @@
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { KINDS, type KindName } from "../../../sdk/schema";
+import { admit, type FieldValidation, readEnvelope } from "../../admission";
+import { ApiError, badRequest, conflict, invalid, resourceDetails } from "../../errors";
+import { isRecord, withoutUndefined } from "../../records";
+import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
+import { redactObject } from "../redaction";
+import {
+  conflictCauses,
+  conflictMessage,
+  decodeManagedFields,
+  encodeManagedFields,
+  type ManagedFieldsEntry,
+  type Manager,
+  sameManager,
+  transferOwnership,
+} from "./managed-fields";
+import { objectStructure } from "./structure";
+import { compare, configProblems, fieldSetOf, merge, removePaths } from "./values";
+
+export type { ManagedFieldsEntry } from "./managed-fields";
+export { FIELD_MANAGER_MAX_LENGTH, fieldManagerOf, managerFromUserAgent, parseForce } from "./manager";
+
+/**
+ * Server-side apply (`PATCH` with `application/apply-patch+yaml`) and the field ownership every other
+ * write records, as the Kubernetes API server does them. An apply merges the manager's configuration
+ * onto the object, removes what the manager applied last time and no longer sends (unless another
+ * manager owns it too), and refuses (409) to change a field another manager owns unless forced. The
+ * result is then admitted exactly like a PUT: schema validation, defaults, unknown fields per
+ * fieldValidation, secrets restored from placeholders.
+ */
+
+/** The part of an object managers own: client metadata and spec. */
+interface Tracked {
+  metadata?: Record<string, unknown>;
+  spec?: unknown;
+}
+
+const TRACKED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
+
+function trackedOf(object: { metadata?: unknown; spec?: unknown } | undefined): Tracked {
+  // Before a create there is an object with metadata (its name) and nothing else, as in Kubernetes.
+  if (object === undefined) return { metadata: {} };
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const kept = withoutUndefined(Object.fromEntries(TRACKED_METADATA.map((key) => [key, metadata[key]])));
+  // Metadata always exists (it holds the name), so it is never added or removed as a whole.
+  return withoutUndefined({ metadata: kept, spec: object.spec });
+}
+
+/** A JSON value without its nulls: an applied `null` sets nothing (kubectl sends `creationTimestamp: null`). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isRecord(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (field === null) continue;
+    Object.defineProperty(kept, key, {
+      value: withoutNulls(field),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return kept;
+}
+
+export interface ApplyOptions {
+  manager: string;
+  force: boolean;
+  fieldValidation: FieldValidation;
+  /** Compute and admit, but store nothing (`dryRun=All`). */
+  dryRun: boolean;
+}
+
+export interface Applied {
+  object: StoredObject;
+  warnings: string[];
+  /** The apply created the object (201). */
+  created: boolean;
+}
+
+/** Applies `body` (the manager's configuration, already parsed) to the object `name` of `kind`. */
+export function applyObject(
+  kind: KindName,
+  store: ObjectStore,
+  name: string,
+  body: unknown,
+  options: ApplyOptions,
+): Applied {
+  const config = readConfig(kind, name, body);
+  const structure = objectStructure(kind);
+  const configTracked = trackedOf(config);
+  const problems = configProblems(structure, configTracked);
+  if (problems.length > 0) {
+    throw invalid(
+      kind,
+      name,
+      problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
+    );
+  }
+
+  const existing = store.get(kind, name);
+  const managers = existing ? decodeManagedFields(existing.metadata.managedFields).managers : [];
+  const writer = { manager: options.manager, operation: "Apply" as const };
+  const previous = managers.find((entry) => sameManager(entry, writer));
+  const others = managers.filter((entry) => !sameManager(entry, writer));
+  const applied = fieldSetOf(structure, configTracked);
+
+  // The configuration onto the object as clients read it (placeholders for secrets, restored by admission).
+  let merged = merge(structure, trackedOf(existing && redactObject(existing)), configTracked);
+  if (previous !== undefined) {
+    const stillOwned = others.reduce((owned, entry) => owned.union(entry.fields), applied).withNamedParents();
+    merged = removePaths(structure, merged, previous.fields.withNamedParents().difference(stillOwned));
+  }
+
+  const candidate = candidateBody(kind, name, config, merged as Tracked, existing);
+  const envelope = readEnvelope(kind, candidate);
+  if (existing) {
+    checkPreconditions(kind, existing, { uid: envelope.uid });
+    if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, name);
+  } else if (envelope.metadata.resourceVersion !== undefined) {
+    // A version names an object that exists; there is none to match (Kubernetes: 409 as well).
+    throw conflict(kind, name);
+  }
+  const { object, warnings } = admit(kind, envelope, options.fieldValidation, existing);
+
+  const changes = compare(structure, trackedOf(existing), trackedOf(object));
+  const { managers: kept, conflicts } = transferOwnership(others, writer, changes);
+  if (conflicts.length > 0 && !options.force) {
+    throw new ApiError("Conflict", conflictMessage(conflicts), {
+      ...resourceDetails(kind, name),
+      causes: conflictCauses(conflicts),
+    });
+  }
+  const changed = !isDeepStrictEqual(trackedOf(existing), trackedOf(object));
+  const entry: Manager = {
+    manager: options.manager,
+    operation: "Apply",
+    apiVersion: KINDS[kind].apiVersion,
+    fields: applied,
+    time:
+      changed || previous === undefined || !previous.fields.equals(applied) || previous.time === undefined
+        ? timestamp()
+        : previous.time,
+  };
+  const managedFields = encodeManagedFields([...kept, entry]);
+
+  if (existing) {
+    const unchanged =
+      !changed &&
+      isDeepStrictEqual(
+        withoutTimes(existing.metadata.managedFields),
+        withoutTimes(managedFields as unknown[] | undefined),
+      );
+    // Nothing to write: the object keeps its resourceVersion, as an unchanged update does in Kubernetes.
+    if (unchanged) return { object: existing, warnings, created: false };
+  }
+  const result = withManagedFields(object, managedFields);
+  if (options.dryRun) return { object: dryRunResult(existing, result), warnings, created: !existing };
+  if (existing) return { object: store.update(kind, result), warnings, created: false };
+  return { object: store.create(kind, result), warnings, created: true };
+}
+
+function withoutTimes(entries: unknown[] | undefined): unknown[] {
+  return (entries ?? []).map((entry) => (isRecord(entry) ? { ...entry, time: undefined } : entry));
+}
+
+/** Checks what Kubernetes checks of an applied configuration before it merges anything. */
+function readConfig(kind: KindName, name: string, body: unknown): Record<string, unknown> {
+  if (!isRecord(body)) {
+    throw badRequest(
+      `an apply patch must be one object: a ${kind} with apiVersion, kind, metadata and the fields you manage`,
+    );
+  }
+  const config = withoutNulls(body) as Record<string, unknown>;
+  const metadata = config.metadata ?? {};
+  if (!isRecord(metadata)) throw badRequest("metadata must be an object");
+  if (body.metadata !== undefined && isRecord(body.metadata) && body.metadata.managedFields !== undefined) {
+    throw badRequest(
+      "metadata.managedFields must be nil: an apply patch names the fields it manages by sending them",
+    );
+  }
+  if (metadata.name !== undefined && metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${String(metadata.name)}) does not match the name on the URL (${name}); set metadata.name to "${name}"`,
+    );
+  }
+  return config;
+}
+
+/**
+ * The body admission reads: the merged client metadata and spec, and beside them whatever else the
+ * configuration holds (unknown fields are reported or dropped per fieldValidation; a uid or a
+ * resourceVersion is a precondition, as in a PUT).
+ */
+function candidateBody(
+  kind: KindName,
+  name: string,
+  config: Record<string, unknown>,
+  merged: Tracked,
+  existing: StoredObject | undefined,
+): Record<string, unknown> {
+  const configMetadata = isRecord(config.metadata) ? config.metadata : {};
+  const metadata: Record<string, unknown> = { ...configMetadata };
+  for (const key of TRACKED_METADATA) {
+    if (merged.metadata?.[key] === undefined) delete metadata[key];
+    else metadata[key] = merged.metadata[key];
+  }
+  metadata.name = name;
+  metadata.resourceVersion = configMetadata.resourceVersion ?? existing?.metadata.resourceVersion;
+  const { status: _ignored, ...rest } = config;
+  return {
+    ...rest,
+    apiVersion: config.apiVersion,
+    kind: config.kind ?? kind,
+    metadata,
+    spec: merged.spec ?? {},
+  };
+}
+
+function withManagedFields(
+  object: StoredObject,
+  managedFields: ManagedFieldsEntry[] | undefined,
+): StoredObject {
+  const { managedFields: _old, ...metadata } = object.metadata;
+  return { ...object, metadata: { ...metadata, ...(managedFields && { managedFields }) } };
+}
+
+/** What the write would have stored: the server's metadata as a real write sets it, nothing committed. */
+function dryRunResult(existing: StoredObject | undefined, object: StoredObject): StoredObject {
+  if (existing === undefined) {
+    return {
+      ...object,
+      metadata: { ...object.metadata, uid: randomUUID(), generation: 1, creationTimestamp: timestamp() },
+    };
+  }
+  const { uid, resourceVersion, creationTimestamp, deletionTimestamp, generation = 1 } = existing.metadata;
+  const specChanged = !isDeepStrictEqual(existing.spec, object.spec);
+  return {
+    ...object,
+    metadata: withoutUndefined({
+      ...object.metadata,
+      uid,
+      resourceVersion,
+      generation: specChanged ? generation + 1 : generation,
+      creationTimestamp,
+      deletionTimestamp,
+    }),
+    ...(existing.status && { status: existing.status }),
+  };
+}
+
+/**
+ * The managed fields after a POST, PUT or merge/JSON patch by `manager` (an `Update` entry): the manager
+ * owns what the write changed or added, and takes it from every other manager; what the write removed
+ * leaves everyone. `sent` is the `metadata.managedFields` of the body: when it holds entries they are the
+ * starting point (clients may rewrite ownership, as kubectl does when it moves to server-side apply),
+ * otherwise the stored ones are.
+ */
+export function managedFieldsAfterUpdate(
+  kind: KindName,
+  existing: StoredObject | undefined,
+  object: StoredObject,
+  manager: string,
+  sent: unknown,
+): ManagedFieldsEntry[] | undefined {
+  const fromBody = decodeManagedFields(sent);
+  if (fromBody.problems.length > 0) {
+    throw invalid(
+      kind,
+      object.metadata.name,
+      fromBody.problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
+    );
+  }
+  const managers =
+    fromBody.managers.length > 0
+      ? fromBody.managers
+      : existing
+        ? decodeManagedFields(existing.metadata.managedFields).managers
+        : [];
+  const changes = compare(objectStructure(kind), trackedOf(existing), trackedOf(object));
+  const writer = { manager, operation: "Update" as const };
+  const { managers: kept } = transferOwnership(managers, writer, changes);
+  const taken = changes.modified.union(changes.added);
+  const previous = kept.find((entry) => sameManager(entry, writer));
+  const others = kept.filter((entry) => !sameManager(entry, writer));
+  const fields = (previous?.fields.difference(changes.removed) ?? taken).union(taken);
+  // The time says when the manager last changed something: a write that changed nothing keeps it.
+  const time = taken.isEmpty() ? previous?.time : timestamp();
+  const entry: Manager | undefined = fields.isEmpty()
+    ? undefined
+    : { manager, operation: "Update", apiVersion: KINDS[kind].apiVersion, fields, ...(time && { time }) };
+  return encodeManagedFields(entry ? [...others, entry] : others);
+}
+
+/** The `metadata.managedFields` of a request body, when it has metadata. */
+export function sentManagedFields(body: unknown): unknown {
+  return isRecord(body) && isRecord(body.metadata) ? body.metadata.managedFields : undefined;
+}
+
+/** The object with its managed fields set (or removed when there are none). */
+export function withManagedFieldsOf(object: StoredObject, managedFields: ManagedFieldsEntry[] | undefined) {
+  return withManagedFields(object, managedFields);
+}
