@@ -5,7 +5,8 @@ const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "
 
 /**
  * Kubernetes discovery: `/apis` lists the groups, `/apis/<group>` one group, `/apis/<group>/<version>`
- * its resources and verbs. Every group serves one version, which is therefore the preferred one.
+ * its resources and verbs; `/api` (the core group, empty here) and `/version` complete what kubectl reads.
+ * Every group serves one version, which is therefore the preferred one.
  */
 export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   const groups = new Map<string, KindInfo[]>();
@@ -18,6 +19,20 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
     }));
     return { name, versions, preferredVersion: versions[0] };
   };
+
+  // The legacy core group: this API serves none of its kinds, so it lists no version (kubectl asks first).
+  fastify.get("/api", async () => ({ kind: "APIVersions", versions: [], serverAddressByClientCIDRs: [] }));
+
+  // The Kubernetes API level the server follows (discovery, OpenAPI v3, server-side apply), for
+  // `kubectl version` and clients that adapt to the server.
+  fastify.get("/version", async () => ({
+    major: "1",
+    minor: "32",
+    gitVersion: "v1.32.0+exampledev",
+    gitTreeState: "clean",
+    compiler: "node",
+    platform: `${process.platform}/${process.arch}`,
+  }));
 
   fastify.get("/apis", async () => ({
     kind: "APIGroupList",

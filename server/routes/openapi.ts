@@ -1,0 +1,325 @@
+import { createHash } from "node:crypto";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { KINDS, type KindInfo, type KindName } from "../../sdk/schema";
+import {
+  allSchemas,
+  type GroupVersion,
+  groupVersionSchemas,
+  groupVersions,
+  kindComponent,
+  listComponent,
+  type OpenApiVersion,
+  refPrefix,
+  type SchemaObject,
+} from "../../sdk/schema/openapi";
+import { APPLY_PATCH_TYPE } from "../http/apply-patch";
+import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "../resources/patch";
+
+/**
+ * The OpenAPI documents kubectl reads: `/openapi/v3` lists one document per group version
+ * (`/openapi/v3/apis/<group>/<version>?hash=…`, OpenAPI 3.0), and `/openapi/v2` is the whole API in
+ * Swagger 2.0. The schemas are generated from the zod schema (sdk/schema/openapi.ts); the paths here say
+ * which operations and query parameters each kind has, with the `x-kubernetes-group-version-kind` and
+ * `x-kubernetes-action` extensions kubectl looks for (`kubectl explain` finds a resource's kind through
+ * them, and `kubectl apply` sends `fieldValidation` because the PATCH operation lists it).
+ */
+
+/** What each query parameter means, as the operations below list them. */
+const PARAMETERS: Readonly<Record<string, string>> = {
+  continue:
+    "The continue token of the previous page (metadata.continue); the list goes on after the last name it returned.",
+  dryRun:
+    'With "All", the request is processed (merged, validated, defaulted) but nothing is stored. Only apply patches take it for now.',
+  fieldManager:
+    "The name of the actor making the change, recorded in metadata.managedFields. Required for apply patches; other writes default to the User-Agent's product name.",
+  fieldValidation:
+    "What happens to fields the API does not have: Strict refuses the request, Warn (the default) drops each and names it in a Warning header, Ignore drops them silently.",
+  force:
+    "Apply patches only: take ownership of the fields other managers own instead of refusing the request with a conflict.",
+  labelSelector: "Only the objects whose labels match (=, ==, !=, in, notin, exists, !exists).",
+  limit: "At most this many objects; metadata.continue fetches the next page.",
+};
+
+type Action = "list" | "post" | "deletecollection" | "get" | "put" | "patch" | "delete";
+
+interface OperationSpec {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  action: Action;
+  verb: string;
+  summary: (info: KindInfo) => string;
+  parameters: readonly string[];
+  /** Request body media types, when the operation takes one. */
+  consumes?: readonly string[];
+  /** The schema of the answer: the kind, its list, or a Status. */
+  answers: "object" | "list" | "status";
+  codes: readonly string[];
+}
+
+const COLLECTION: readonly OperationSpec[] = [
+  {
+    method: "get",
+    action: "list",
+    verb: "list",
+    summary: (info) => `list or page through ${info.plural}`,
+    parameters: ["labelSelector", "limit", "continue"],
+    answers: "list",
+    codes: ["200"],
+  },
+  {
+    method: "post",
+    action: "post",
+    verb: "create",
+    summary: (info) => `create a ${info.kind}`,
+    parameters: ["fieldManager", "fieldValidation"],
+    consumes: ["application/json"],
+    answers: "object",
+    codes: ["201"],
+  },
+  {
+    method: "delete",
+    action: "deletecollection",
+    verb: "deletecollection",
+    summary: (info) => `delete the ${info.plural} the label selector matches (every one without it)`,
+    parameters: ["labelSelector"],
+    answers: "list",
+    codes: ["200"],
+  },
+];
+
+const ITEM: readonly OperationSpec[] = [
+  {
+    method: "get",
+    action: "get",
+    verb: "read",
+    summary: (info) => `read the specified ${info.kind}`,
+    parameters: [],
+    answers: "object",
+    codes: ["200"],
+  },
+  {
+    method: "put",
+    action: "put",
+    verb: "replace",
+    summary: (info) => `replace the specified ${info.kind}; metadata.resourceVersion is required`,
+    parameters: ["fieldManager", "fieldValidation"],
+    consumes: ["application/json"],
+    answers: "object",
+    codes: ["200"],
+  },
+  {
+    method: "patch",
+    action: "patch",
+    verb: "patch",
+    summary: (info) =>
+      `partially update the specified ${info.kind}: JSON patch, merge patch, or server-side apply (which creates it when it does not exist)`,
+    parameters: ["dryRun", "fieldManager", "fieldValidation", "force"],
+    consumes: [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, APPLY_PATCH_TYPE],
+    answers: "object",
+    codes: ["200", "201"],
+  },
+  {
+    method: "delete",
+    action: "delete",
+    verb: "delete",
+    summary: (info) =>
+      `delete the specified ${info.kind} (a Proxy is finalized first: 202 with its deletionTimestamp)`,
+    parameters: [],
+    consumes: ["application/json"],
+    answers: "status",
+    codes: ["200", "202"],
+  },
+];
+
+function operationId(verb: string, info: KindInfo): string {
+  const group = info.group
+    .split(".")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+  const version = info.version.charAt(0).toUpperCase() + info.version.slice(1);
+  return `${verb}${group}${version}${info.kind}`;
+}
+
+function tag(info: KindInfo): string {
+  return `${info.group.split(".").join("")}_${info.version}`;
+}
+
+class PathBuilder {
+  constructor(private readonly openapi: OpenApiVersion) {}
+
+  private ref(name: string): SchemaObject {
+    return { $ref: `${refPrefix(this.openapi)}${name}` };
+  }
+
+  private parameter(name: string): SchemaObject {
+    const description = PARAMETERS[name];
+    if (description === undefined) throw new TypeError(`no description for the query parameter ${name}`);
+    return this.openapi === 3
+      ? { name, in: "query", description, schema: { type: name === "limit" ? "integer" : "string" } }
+      : { name, in: "query", description, type: name === "limit" ? "integer" : "string", uniqueItems: true };
+  }
+
+  private answer(kind: KindName, answers: OperationSpec["answers"]): SchemaObject {
+    if (answers === "object") return this.ref(kindComponent(kind));
+    if (answers === "list") return this.ref(listComponent(kind));
+    return { description: "A Status (or the object, while its deletion is in progress)", type: "object" };
+  }
+
+  operation(kind: KindName, spec: OperationSpec): SchemaObject {
+    const info = KINDS[kind];
+    const schema = this.answer(kind, spec.answers);
+    const responses: Record<string, SchemaObject> = {};
+    for (const code of spec.codes) {
+      const description = code === "201" ? "Created" : code === "202" ? "Accepted" : "OK";
+      responses[code] =
+        this.openapi === 3
+          ? { description, content: { "application/json": { schema } } }
+          : { description, schema };
+    }
+    responses["401"] = { description: "Unauthorized" };
+    const parameters = spec.parameters.map((name) => this.parameter(name));
+    const body =
+      spec.consumes === undefined
+        ? undefined
+        : spec.action === "patch"
+          ? { description: "The patch, or the applied configuration", type: "object" }
+          : spec.action === "delete"
+            ? { description: "DeleteOptions (preconditions)", type: "object" }
+            : this.ref(kindComponent(kind));
+    const operation: SchemaObject = {
+      tags: [tag(info)],
+      description: spec.summary(info),
+      operationId: operationId(spec.verb, info),
+    };
+    if (this.openapi === 3) {
+      if (parameters.length > 0) operation.parameters = parameters;
+      if (spec.consumes !== undefined && body !== undefined) {
+        operation.requestBody = {
+          content: Object.fromEntries(spec.consumes.map((type) => [type, { schema: body }])),
+          required: spec.action !== "delete",
+        };
+      }
+    } else {
+      const bodyParameter =
+        body === undefined
+          ? []
+          : [{ name: "body", in: "body", required: spec.action !== "delete", schema: body }];
+      const all = [...bodyParameter, ...parameters];
+      if (all.length > 0) operation.parameters = all;
+      if (spec.consumes !== undefined) operation.consumes = [...spec.consumes];
+      operation.produces = ["application/json"];
+      operation.schemes = ["https", "http"];
+    }
+    operation.responses = responses;
+    operation["x-kubernetes-action"] = spec.action;
+    operation["x-kubernetes-group-version-kind"] = { group: info.group, kind, version: info.version };
+    return operation;
+  }
+
+  paths(kinds: readonly KindInfo[]): Record<string, SchemaObject> {
+    const paths: Record<string, SchemaObject> = {};
+    for (const info of kinds) {
+      const collection = `/apis/${info.group}/${info.version}/${info.plural}`;
+      paths[collection] = Object.fromEntries(
+        COLLECTION.map((spec) => [spec.method, this.operation(info.kind, spec)]),
+      );
+      const name =
+        this.openapi === 3
+          ? {
+              name: "name",
+              in: "path",
+              description: `name of the ${info.kind}`,
+              required: true,
+              schema: { type: "string" },
+            }
+          : {
+              name: "name",
+              in: "path",
+              description: `name of the ${info.kind}`,
+              required: true,
+              type: "string",
+              uniqueItems: true,
+            };
+      paths[`${collection}/{name}`] = {
+        ...Object.fromEntries(ITEM.map((spec) => [spec.method, this.operation(info.kind, spec)])),
+        parameters: [name],
+      };
+    }
+    return paths;
+  }
+}
+
+const INFO = { title: "exampledev local API server", version: "v0.1.0" };
+
+/** The OpenAPI 3.0 document of one group version. */
+export function openApiV3Document(groupVersion: GroupVersion): SchemaObject {
+  return {
+    openapi: "3.0.0",
+    info: INFO,
+    paths: new PathBuilder(3).paths(groupVersion.kinds),
+    components: {
+      schemas: groupVersionSchemas(groupVersion.group, groupVersion.version, 3),
+      securitySchemes: {
+        BearerToken: { type: "apiKey", description: "Bearer token", name: "authorization", in: "header" },
+      },
+    },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+/** The Swagger 2.0 document of the whole API. */
+export function openApiV2Document(): SchemaObject {
+  return {
+    swagger: "2.0",
+    info: INFO,
+    paths: Object.assign({}, ...groupVersions().map(({ kinds }) => new PathBuilder(2).paths(kinds))),
+    definitions: allSchemas(2),
+    securityDefinitions: {
+      BearerToken: { type: "apiKey", description: "Bearer token", name: "authorization", in: "header" },
+    },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+/** A document served as fixed bytes, with the hash Kubernetes puts in its URL (SHA-512, upper-case hex). */
+interface Served {
+  body: string;
+  hash: string;
+}
+
+function serve(document: SchemaObject): Served {
+  const body = JSON.stringify(document);
+  return { body, hash: createHash("sha512").update(body).digest("hex").toUpperCase() };
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, served: Served) {
+  const query = request.query as Record<string, unknown>;
+  // A URL with the current hash names bytes that never change; without it, clients must revalidate.
+  const immutable = query.hash === served.hash;
+  reply
+    .header("ETag", `"${served.hash}"`)
+    .header("Cache-Control", immutable ? "public, immutable, max-age=31536000" : "no-cache, private");
+  if (request.headers["if-none-match"] === `"${served.hash}"`) return reply.code(304).send();
+  reply.header("Content-Type", "application/json");
+  return reply.send(served.body);
+}
+
+export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
+  const documents = groupVersions().map((groupVersion) => ({
+    path: `apis/${groupVersion.group}/${groupVersion.version}`,
+    served: serve(openApiV3Document(groupVersion)),
+  }));
+  const v2 = serve(openApiV2Document());
+
+  fastify.get("/openapi/v3", async () => ({
+    paths: Object.fromEntries(
+      documents.map(({ path, served }) => [
+        path,
+        { serverRelativeURL: `/openapi/v3/${path}?hash=${served.hash}` },
+      ]),
+    ),
+  }));
+  for (const { path, served } of documents) {
+    fastify.get(`/openapi/v3/${path}`, async (request, reply) => send(request, reply, served));
+  }
+  fastify.get("/openapi/v2", async (request, reply) => send(request, reply, v2));
+};
