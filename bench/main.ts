@@ -1,0 +1,229 @@
+// `npm run bench`: how fast the provider applies and destroys compared with the engine on a no-op provider,
+// and how fast the local API server answers. Prints medians and ratios and writes every figure as JSON.
+// Not part of `npm test`: nothing here is an assertion.
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { Variant } from "./programs";
+import { OPERATIONS, runRound, type Timings } from "./pulumi-runs";
+import {
+  type ClientResult,
+  CONCURRENCY,
+  type LoadResult,
+  measureClient,
+  measureStorage,
+  OBJECTS,
+  type StorageResult,
+} from "./server-load";
+import { median, round, table } from "./stats";
+
+const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
+                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server]
+                        [--package-root <dir>]  (the package under test; default: this one)`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      n: { type: "string", default: "200" },
+      reps: { type: "string", default: "3" },
+      out: { type: "string", default: "bench-results.json" },
+      "proxy-deletion-grace-ms": { type: "string" },
+      only: { type: "string" },
+      "package-root": { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const positive = (flag: string, text: string) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`--${flag}: "${text}" is not a positive integer`);
+    return value;
+  };
+  const grace = values["proxy-deletion-grace-ms"];
+  if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
+    throw new Error(`--only: "${values.only}" is neither pulumi nor server`);
+  return {
+    n: positive("n", values.n),
+    reps: positive("reps", values.reps),
+    out: values.out,
+    proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
+    only: values.only as "pulumi" | "server" | undefined,
+    packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
+  };
+}
+
+const seconds = (ms: number) => round(ms / 1000, 2);
+const ratio = (a: number, b: number) => round(a / b, 2);
+
+function medianLoad(results: readonly LoadResult[]): LoadResult {
+  const first = results[0] as LoadResult;
+  return {
+    requests: first.requests,
+    concurrency: first.concurrency,
+    opsPerSecond: median(results.map((result) => result.opsPerSecond)),
+    p50Ms: median(results.map((result) => result.p50Ms)),
+    p99Ms: median(results.map((result) => result.p99Ms)),
+  };
+}
+
+async function benchPulumi(opts: ReturnType<typeof options>) {
+  const runs: { variant: Variant; rep: number; timings: Timings }[] = [];
+  for (let rep = 0; rep < opts.reps; rep++) {
+    // ABAB: the order alternates, so neither program always runs on a warmer machine.
+    const order: Variant[] = rep % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
+    for (const variant of order) {
+      const timings = await runRound({ variant, ...opts });
+      runs.push({ variant, rep, timings });
+      const line = OPERATIONS.map((operation) => `${operation} ${seconds(timings[operation])}s`).join(", ");
+      console.error(`  rep ${rep + 1}/${opts.reps} ${variant.padEnd(8)} ${line}`);
+    }
+  }
+  const medians = (variant: Variant) =>
+    Object.fromEntries(
+      OPERATIONS.map((operation) => [
+        operation,
+        median(runs.filter((run) => run.variant === variant).map((run) => run.timings[operation])),
+      ]),
+    ) as Timings;
+  const provider = medians("provider");
+  const noop = medians("noop");
+  const ratios = Object.fromEntries(OPERATIONS.map((op) => [op, ratio(provider[op], noop[op])])) as Timings;
+  return {
+    n: opts.n,
+    reps: opts.reps,
+    proxyDeletionGraceMs: opts.proxyDeletionGraceMs ?? "default",
+    runs,
+    medians: { provider, noop },
+    ratios,
+  };
+}
+
+async function benchServer(opts: ReturnType<typeof options>) {
+  const storageRuns: StorageResult[] = [];
+  const clientRuns: ClientResult[] = [];
+  for (let rep = 0; rep < opts.reps; rep++) {
+    const order = rep % 2 === 0 ? (["memory", "durable"] as const) : (["durable", "memory"] as const);
+    for (const storage of order) {
+      storageRuns.push(await measureStorage(opts.packageRoot, storage));
+      console.error(`  rep ${rep + 1}/${opts.reps} ${storage} storage measured`);
+    }
+    clientRuns.push(await measureClient(opts.packageRoot, rep % 2 === 0));
+  }
+  const summarize = (storage: "memory" | "durable") => {
+    const runs = storageRuns.filter((run) => run.storage === storage);
+    return {
+      create: medianLoad(runs.map((run) => run.create)),
+      get: medianLoad(runs.map((run) => run.get)),
+      list100: medianLoad(runs.map((run) => run.list100)),
+      pagedList: medianLoad(runs.map((run) => run.pagedList)),
+      fullList10kMs: median(runs.map((run) => run.fullList10kMs)),
+      rssMb: median(runs.map((run) => run.rssMb)),
+    };
+  };
+  const memory = summarize("memory");
+  const durable = summarize("durable");
+  const typed = medianLoad(clientRuns.map((run) => run.typed));
+  const raw = medianLoad(clientRuns.map((run) => run.raw));
+  return {
+    objects: OBJECTS,
+    concurrency: CONCURRENCY,
+    runs: storageRuns,
+    clientRuns,
+    medians: { memory, durable, client: { typed, raw } },
+    ratios: {
+      durableCreateOverMemory: ratio(durable.create.opsPerSecond, memory.create.opsPerSecond),
+      typedOverRawGet: ratio(typed.opsPerSecond, raw.opsPerSecond),
+    },
+  };
+}
+
+type PulumiFigures = Awaited<ReturnType<typeof benchPulumi>>;
+type ServerFigures = Awaited<ReturnType<typeof benchServer>>;
+
+function printPulumi(figures: PulumiFigures): void {
+  const grace =
+    figures.proxyDeletionGraceMs === "default" ? "server default" : `${figures.proxyDeletionGraceMs} ms`;
+  console.log(
+    `\nPulumi CLI, N=${figures.n}, median of ${figures.reps} (seconds; Proxy deletion grace: ${grace})`,
+  );
+  console.log(
+    table([
+      ["operation", "provider", "no-op", "provider ÷ no-op"],
+      ...OPERATIONS.map((op) => [
+        op,
+        seconds(figures.medians.provider[op]),
+        seconds(figures.medians.noop[op]),
+        `${figures.ratios[op]}×`,
+      ]),
+    ]),
+  );
+}
+
+function printServer(figures: ServerFigures): void {
+  const { memory, durable, client } = figures.medians;
+  const load = (result: LoadResult) => `${result.opsPerSecond}/s p50 ${result.p50Ms} p99 ${result.p99Ms} ms`;
+  console.log(
+    `\nAPI server (child process), ${OBJECTS} Proxies, concurrency ${CONCURRENCY} unless noted, medians`,
+  );
+  console.log(
+    table([
+      ["measure", "memory", "durable", "durable ÷ memory"],
+      ["create", load(memory.create), load(durable.create), `${figures.ratios.durableCreateOverMemory}×`],
+      [
+        "GET",
+        load(memory.get),
+        load(durable.get),
+        `${ratio(durable.get.opsPerSecond, memory.get.opsPerSecond)}×`,
+      ],
+      ["list of 100 (one at a time)", load(memory.list100), load(durable.list100), ""],
+      ["paged list, limit 100 of 10k (one at a time)", load(memory.pagedList), load(durable.pagedList), ""],
+      ["full list of 10k (ms)", memory.fullList10kMs, durable.fullList10kMs, ""],
+      ["server RSS after 10k (MB)", memory.rssMb, durable.rssMb, ""],
+    ]),
+  );
+  console.log(
+    `\nGET through the typed client: ${load(client.typed)}; raw undici Pool: ${load(client.raw)}; ` +
+      `typed ÷ raw ${figures.ratios.typedOverRawGet}×`,
+  );
+}
+
+async function main(): Promise<void> {
+  let opts: ReturnType<typeof options>;
+  try {
+    opts = options();
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    packageRoot: opts.packageRoot,
+  };
+  console.error(`benchmarking ${opts.packageRoot}`);
+  if (opts.only !== "server") {
+    console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions`);
+    const figures = await benchPulumi(opts);
+    results.pulumi = figures;
+    printPulumi(figures);
+  }
+  if (opts.only !== "pulumi") {
+    console.error("API server load");
+    const figures = await benchServer(opts);
+    results.server = figures;
+    printServer(figures);
+  }
+  writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nEvery figure: ${path.resolve(opts.out)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});
