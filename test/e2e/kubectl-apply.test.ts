@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../server";
+import type { Json } from "../helpers/server";
 
 // The machine's kubectl (v1.32, DESIGN.md) against the local server, as a user would run it: discovery,
 // explain from the OpenAPI v3 documents, client-side apply (create, then a merge patch), server-side
@@ -103,9 +104,7 @@ describe("kubectl against the local server", () => {
     return path;
   }
 
-  async function live(): Promise<
-    { spec: Record<string, never>; metadata: Record<string, never> } & Record<string, never>
-  > {
+  async function live(): Promise<Json> {
     const run = await kubectl(
       "get",
       "services.compute.example.dev",
