@@ -169,7 +169,8 @@ class PathBuilder {
     const schema = this.answer(kind, spec.answers);
     const responses: Record<string, SchemaObject> = {};
     for (const code of spec.codes) {
-      const description = code === "201" ? "Created" : code === "202" ? "Accepted" : "OK";
+      const description =
+        code === "201" ? "Created" : code === "202" ? "Accepted: deletion in progress" : "OK";
       responses[code] =
         this.openapi === 3
           ? { description, content: { "application/json": { schema } } }
