@@ -14,11 +14,12 @@ import {
 } from "../../sdk/schema/openapi";
 import { APPLY_PATCH_TYPE } from "../http/apply-patch";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "../resources/patch";
+import { encodeSwaggerDocument, PROTOBUF_V2_TYPE } from "./openapi-protobuf";
 
 /**
  * The OpenAPI documents kubectl reads: `/openapi/v3` lists one document per group version
  * (`/openapi/v3/apis/<group>/<version>?hash=…`, OpenAPI 3.0), and `/openapi/v2` is the whole API in
- * Swagger 2.0. The schemas are generated from the zod schema (sdk/schema/openapi.ts); the paths here say
+ * Swagger 2.0 (JSON, or the protocol buffer client-go asks for). The schemas are generated from the zod schema (sdk/schema/openapi.ts); the paths here say
  * which operations and query parameters each kind has, with the `x-kubernetes-group-version-kind` and
  * `x-kubernetes-action` extensions kubectl looks for (`kubectl explain` finds a resource's kind through
  * them, and `kubectl apply` sends `fieldValidation` because the PATCH operation lists it).
@@ -283,13 +284,13 @@ export function openApiV2Document(): SchemaObject {
 
 /** A document served as fixed bytes, with the hash Kubernetes puts in its URL (SHA-512, upper-case hex). */
 interface Served {
-  body: string;
+  body: string | Buffer;
+  type: string;
   hash: string;
 }
 
-function serve(document: SchemaObject): Served {
-  const body = JSON.stringify(document);
-  return { body, hash: createHash("sha512").update(body).digest("hex").toUpperCase() };
+function serve(body: string | Buffer, type = "application/json"): Served {
+  return { body, type, hash: createHash("sha512").update(body).digest("hex").toUpperCase() };
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, served: Served) {
@@ -298,18 +299,27 @@ function send(request: FastifyRequest, reply: FastifyReply, served: Served) {
   const immutable = query.hash === served.hash;
   reply
     .header("ETag", `"${served.hash}"`)
-    .header("Cache-Control", immutable ? "public, immutable, max-age=31536000" : "no-cache, private");
+    .header("Cache-Control", immutable ? "public, immutable, max-age=31536000" : "no-cache, private")
+    .header("Vary", "Accept");
   if (request.headers["if-none-match"] === `"${served.hash}"`) return reply.code(304).send();
-  reply.header("Content-Type", "application/json");
+  reply.header("Content-Type", served.type);
   return reply.send(served.body);
+}
+
+/** Whether the client takes the protocol buffer form (client-go asks for nothing else). */
+function wantsProtobuf(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? "";
+  return accept.split(",").some((range) => range.split(";")[0]?.trim().toLowerCase() === PROTOBUF_V2_TYPE);
 }
 
 export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
   const documents = groupVersions().map((groupVersion) => ({
     path: `apis/${groupVersion.group}/${groupVersion.version}`,
-    served: serve(openApiV3Document(groupVersion)),
+    served: serve(JSON.stringify(openApiV3Document(groupVersion))),
   }));
-  const v2 = serve(openApiV2Document());
+  const swagger = openApiV2Document();
+  const v2 = serve(JSON.stringify(swagger));
+  const v2Protobuf = serve(encodeSwaggerDocument(swagger), PROTOBUF_V2_TYPE);
 
   fastify.get("/openapi/v3", async () => ({
     paths: Object.fromEntries(
@@ -322,5 +332,15 @@ export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
   for (const { path, served } of documents) {
     fastify.get(`/openapi/v3/${path}`, async (request, reply) => send(request, reply, served));
   }
-  fastify.get("/openapi/v2", async (request, reply) => send(request, reply, v2));
+  // fastify replaces a media type it cannot parse ("@" is no token character) by octet-stream when it
+  // sends a Buffer; the type client-go asks for is set again once the body is on its way.
+  const protobufType = {
+    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if (wantsProtobuf(request) && reply.statusCode === 200) reply.header("Content-Type", PROTOBUF_V2_TYPE);
+      return payload;
+    },
+  };
+  fastify.get("/openapi/v2", protobufType, async (request, reply) =>
+    send(request, reply, wantsProtobuf(request) ? v2Protobuf : v2),
+  );
 };

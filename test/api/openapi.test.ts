@@ -135,6 +135,20 @@ describe("OpenAPI and discovery for kubectl", () => {
     expect(reply.body.definitions[OBJECT_META]).toBeDefined();
   });
 
+  it("serves /openapi/v2 as the protocol buffer client-go asks for", async () => {
+    const type = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+    const response = await fetch(`${server.url}/openapi/v2`, { headers: { accept: type } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe(type);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // Document.swagger (field 1, a string): tag 0x0a, length 3, "2.0".
+    expect([...bytes.subarray(0, 5)]).toEqual([0x0a, 3, ...Buffer.from("2.0")]);
+    // Every definition name is in it (NamedSchema.name), as kubectl explain --output=plaintext-openapiv2 reads them.
+    for (const kind of KIND_NAMES) expect(bytes.includes(Buffer.from(kindComponent(kind)))).toBe(true);
+    const json = await server.call("GET", "/openapi/v2");
+    expect(json.headers["content-type"]).toContain("application/json");
+  });
+
   it("answers /api (no core group version) and /version", async () => {
     expect((await server.call("GET", "/api")).body).toEqual({
       kind: "APIVersions",

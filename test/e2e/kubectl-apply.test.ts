@@ -149,6 +149,11 @@ describe("kubectl against the local server", () => {
     expect(field.stdout).toContain('Defaults to "30s".');
     const protocol = await kubectl("explain", "services.spec.template.spec.backend.protocol");
     expect(protocol.stdout).toMatch(/ENUM:\s+http1\s+http2\s+tcp\s+udp/);
+    // The older explain reads the Swagger 2.0 document, as a protocol buffer.
+    const v2 = await kubectl("explain", "--output=plaintext-openapiv2", "proxies.spec.shutdown");
+    expect(v2.code, v2.stderr).toBe(0);
+    expect(v2.stdout).toContain("KIND:     Proxy");
+    expect(v2.stdout).toMatch(/drainTimeout\s+<string>/);
   });
 
   it("creates with client-side apply, then patches what changed", async () => {
