@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   AlreadyExistsError,
+  type CallOptions,
   type Client,
   ConflictError,
   CreateUnconfirmedError,
@@ -19,6 +20,7 @@ import {
 } from "../sdk/schema";
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
+import { pollingSource } from "./await/source";
 import { WaitFailedError, waitFor } from "./await/wait";
 import { checkDefersToPolicies, clientFor, configure } from "./clients";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
@@ -278,7 +280,8 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     condition: Condition<AnyObject | undefined>,
     timeoutSeconds?: number,
   ) {
-    return waitFor(() => this.find(client, name), condition, {
+    const source = pollingSource((objectName, signal) => this.find(client, objectName, { signal }));
+    return waitFor(source, name, condition, {
       timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
     });
   }
@@ -294,9 +297,13 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     return object !== undefined && isManaged(state, object) ? object : undefined;
   }
 
-  private async find(client: Client, name: string): Promise<AnyObject | undefined> {
+  private async find(
+    client: Client,
+    name: string,
+    options: CallOptions = {},
+  ): Promise<AnyObject | undefined> {
     try {
-      return await this.accessor(client).get(name);
+      return await this.accessor(client).get(name, options);
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;

@@ -1,9 +1,8 @@
-import type { Condition } from "./condition";
+import type { Condition, Observation } from "./condition";
+import type { ObjectSource } from "./source";
 
 export interface WaitSettings {
   timeoutMs: number;
-  intervalMs?: number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export class WaitFailedError extends Error {
@@ -17,34 +16,42 @@ export class WaitFailedError extends Error {
   }
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
- * The one wait loop: fetches the object, asks the condition, and stops when it is ready (returning the last
- * object seen), failed, or out of time (both throwing WaitFailedError with the last object seen).
+ * The one wait loop: asks the condition about every look the source gives at the object, and stops when it
+ * is ready (returning the last object seen), failed, or out of time (both throwing WaitFailedError with the
+ * last object seen). The deadline aborts the source, so a look in flight or a pause between polls never
+ * outlasts it, and the loop never sleeps itself: how the looks are timed is the source's business.
  */
 export async function waitFor<T>(
-  fetch: () => Promise<T | undefined>,
-  condition: Condition<T>,
-  { timeoutMs, intervalMs = 250, sleep = defaultSleep }: WaitSettings,
+  source: ObjectSource<T>,
+  name: string,
+  condition: Condition<T | undefined>,
+  { timeoutMs }: WaitSettings,
 ): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = intervalMs;
-  for (;;) {
-    const object = await fetch();
-    const observation = condition.observe(object);
-    if (observation.state === "ready") return object;
-    if (observation.state === "failed") {
-      throw new WaitFailedError(observation.message, observation.reason, object);
+  const stop = new AbortController();
+  const deadline = setTimeout(() => stop.abort(new Error("deadline")), timeoutMs);
+  let last: { object: T | undefined; observation: Observation } | undefined;
+  try {
+    for await (const object of source.observe(name, stop.signal)) {
+      const observation = condition.observe(object);
+      last = { object, observation };
+      if (observation.state === "ready") return object;
+      if (observation.state === "failed") {
+        throw new WaitFailedError(observation.message, observation.reason, object);
+      }
     }
-    if (Date.now() + delay > deadline) {
-      throw new WaitFailedError(
-        `timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${condition.describe()}: ${observation.message}`,
-        "Timeout",
-        object,
-      );
-    }
-    await sleep(delay);
-    delay = Math.min(delay * 2, 2000);
+    if (!stop.signal.aborted) throw new Error(`the look at ${name} ended before the wait did`);
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+  } finally {
+    clearTimeout(deadline);
+    stop.abort();
   }
+  const seen =
+    last?.observation.state === "pending" ? last.observation.message : "no answer from the API yet";
+  throw new WaitFailedError(
+    `timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${condition.describe()}: ${seen}`,
+    "Timeout",
+    last?.object,
+  );
 }

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { Condition } from "../../../provider/await/condition";
+import { type ObjectSource, POLL_INTERVAL_MS, pollingSource } from "../../../provider/await/source";
+import { WaitFailedError, waitFor } from "../../../provider/await/wait";
+
+interface Thing {
+  version: number;
+  broken?: boolean;
+}
+
+/** Ready from version 3 on; failed when broken. */
+const atLeastThree: Condition<Thing | undefined> = {
+  describe: () => "version 3",
+  observe: (thing) =>
+    thing?.broken
+      ? { state: "failed", reason: "Broken", message: "it broke" }
+      : (thing?.version ?? 0) >= 3
+        ? { state: "ready" }
+        : { state: "pending", message: `at version ${thing?.version}` },
+};
+
+/** Serves the versions in turn (the last one again once they run out) and records every pause. */
+function scripted(versions: Thing[]) {
+  const pauses: number[] = [];
+  let next = 0;
+  const source = pollingSource(async () => versions[Math.min(next++, versions.length - 1)], {
+    sleep: async (ms) => {
+      pauses.push(ms);
+    },
+  });
+  return { source, pauses, fetches: () => next };
+}
+
+describe("the wait loop over a polling source", () => {
+  it("looks at once, then at one constant interval that never grows, until the condition holds", async () => {
+    const { source, pauses } = scripted([{ version: 1 }, { version: 1 }, { version: 2 }, { version: 3 }]);
+    const seen = await waitFor(source, "thing", atLeastThree, { timeoutMs: 60_000 });
+    expect(seen).toEqual({ version: 3 });
+    expect(pauses).toEqual([POLL_INTERVAL_MS, POLL_INTERVAL_MS, POLL_INTERVAL_MS]);
+    expect(POLL_INTERVAL_MS).toBeLessThanOrEqual(100);
+  });
+
+  it("stops at a failure with the condition's reason and the last object seen", async () => {
+    const { source, fetches } = scripted([{ version: 1 }, { version: 2, broken: true }, { version: 3 }]);
+    const error = await waitFor(source, "thing", atLeastThree, { timeoutMs: 60_000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(WaitFailedError);
+    expect(error).toMatchObject({
+      reason: "Broken",
+      message: "it broke",
+      lastSeen: { version: 2, broken: true },
+    });
+    expect(fetches()).toBe(2);
+  });
+
+  it("times out with what it last saw, and aborts the look in flight", async () => {
+    let fetched = 0;
+    let aborted = false;
+    // The first look answers; the second hangs until the deadline aborts it (as the client's GET does).
+    const source = pollingSource<Thing>(
+      (_name, signal) =>
+        fetched++ === 0
+          ? Promise.resolve({ version: 1 })
+          : new Promise((_, reject) =>
+              signal.addEventListener("abort", () => {
+                aborted = true;
+                reject(signal.reason);
+              }),
+            ),
+      { intervalMs: 1 },
+    );
+    const error = await waitFor(source, "thing", atLeastThree, { timeoutMs: 30 }).catch((e) => e);
+    expect(error).toBeInstanceOf(WaitFailedError);
+    expect(error).toMatchObject({ reason: "Timeout", lastSeen: { version: 1 } });
+    expect(error.message).toContain("waiting for version 3: at version 1");
+    expect(aborted).toBe(true);
+  });
+});
+
+describe("the wait loop over an event source", () => {
+  it("needs no polling: a source that yields on each change ends the wait at the change", async () => {
+    // What a watch would be: the current object, then one yield per change.
+    const changes: Thing[] = [{ version: 1 }, { version: 2 }, { version: 3 }];
+    let stoppedListening = false;
+    const watch: ObjectSource<Thing> = {
+      async *observe(_name, signal) {
+        try {
+          for (const change of changes) {
+            signal.throwIfAborted();
+            yield change;
+          }
+          await new Promise(() => {});
+        } finally {
+          stoppedListening = true;
+        }
+      },
+    };
+    expect(await waitFor(watch, "thing", atLeastThree, { timeoutMs: 60_000 })).toEqual({ version: 3 });
+    expect(stoppedListening).toBe(true);
+  });
+
+  it("times out when no change comes", async () => {
+    const silent: ObjectSource<Thing> = {
+      async *observe(_name, signal) {
+        yield { version: 1 };
+        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      },
+    };
+    const error = await waitFor(silent, "thing", atLeastThree, { timeoutMs: 20 }).catch((e) => e);
+    expect(error).toMatchObject({ reason: "Timeout", lastSeen: { version: 1 } });
+  });
+});
