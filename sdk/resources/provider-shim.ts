@@ -3,12 +3,28 @@ import type { KindName } from "../schema";
 
 type Provider = Required<pulumi.dynamic.ResourceProvider>;
 
+const shims = new Map<KindName, pulumi.dynamic.ResourceProvider>();
+
 /**
- * The provider object handed to Pulumi. Pulumi serializes it with its closure into state; this shim captures
- * only the kind and loads the implementation by package name when the engine calls it, so nothing local (no
- * zod schema, no credentials) is serialized and the provider always runs the installed package's code.
+ * The provider object handed to Pulumi for every resource of `kind`: one instance per kind, because
+ * @pulumi/pulumi caches the serialized provider per object, so a shared shim is serialized once per kind
+ * and program run instead of once per resource.
  */
 export function providerShim(kind: KindName): pulumi.dynamic.ResourceProvider {
+  let shim = shims.get(kind);
+  if (shim === undefined) {
+    shim = newShim(kind);
+    shims.set(kind, shim);
+  }
+  return shim;
+}
+
+/**
+ * Pulumi serializes the provider object with its closure into state; this shim captures only the kind and
+ * loads the implementation by package name when the engine calls it, so nothing local (no zod schema, no
+ * credentials) is serialized and the provider always runs the installed package's code.
+ */
+function newShim(kind: KindName): pulumi.dynamic.ResourceProvider {
   // Resolved at call time, in the provider process, by package name.
   const load = (): Provider => require("@exampledev/pulumi/provider").resourceProvider(kind);
   return {
