@@ -1,10 +1,13 @@
 import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
-import { startServer } from "./index";
+import { parseDuration } from "../sdk/schema";
+import { DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                          [--token <token>] [--egress-gateways default,...] [--log-level info]
-The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.`;
+                         [--proxy-deletion-grace 1s]
+The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
+The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
@@ -22,6 +25,7 @@ function parseOptions(args: string[]) {
       token: { type: "string" },
       "egress-gateways": { type: "string", default: "default" },
       "log-level": { type: "string", default: "info" },
+      "proxy-deletion-grace": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -37,6 +41,12 @@ function parseOptions(args: string[]) {
   if (values.token === "") fail("--token: give a non-empty token, or leave the flag out to disable auth");
   const logLevel = values["log-level"] as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail(`--log-level: use one of ${LOG_LEVELS.join(", ")}`);
+  const graceText =
+    values["proxy-deletion-grace"] ?? (process.env.EXAMPLEDEV_PROXY_DELETION_GRACE || undefined);
+  const proxyDeletionGraceMs =
+    graceText === undefined ? DEFAULT_PROXY_DELETION_GRACE_MS : parseDuration(graceText);
+  if (proxyDeletionGraceMs === undefined || proxyDeletionGraceMs < 0)
+    fail(`--proxy-deletion-grace: "${graceText}" is not a duration such as 1s, 250ms or 0`);
   return {
     port,
     host: values.host,
@@ -47,6 +57,7 @@ function parseOptions(args: string[]) {
       .map((name) => name.trim())
       .filter(Boolean),
     logLevel,
+    proxyDeletionGraceMs,
   };
 }
 

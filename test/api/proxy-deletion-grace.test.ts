@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { call, manifest, pathOf } from "../helpers/server";
+
+const REPO_ROOT = resolve(__dirname, "../..");
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+/** `node server/main.ts <args>` (through ts-node), in memory. */
+function spawnServer(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(
+    process.execPath,
+    ["-r", "ts-node/register", "server/main.ts", "--port", "0", "--memory", "--log-level", "warn", ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const url = new Promise<string>((resolveUrl, reject) => {
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
+      if (match?.[1]) resolveUrl(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  url.catch(() => {});
+  return { child, url, stderr: () => stderr };
+}
+
+async function deleteProxy(url: string): Promise<void> {
+  expect((await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", "edge", {}) })).status).toBe(
+    201,
+  );
+  expect((await call(url, "DELETE", pathOf("Proxy", "edge"))).status).toBe(202);
+}
+
+describe("--proxy-deletion-grace", () => {
+  it("sets how long a deleted Proxy terminates; the flag wins over EXAMPLEDEV_PROXY_DELETION_GRACE", async () => {
+    const env = { EXAMPLEDEV_PROXY_DELETION_GRACE: "1h" };
+    const short = spawnServer(["--proxy-deletion-grace", "100ms"], env);
+    const long = spawnServer([], env);
+    const [shortUrl, longUrl] = await Promise.all([short.url, long.url]);
+    await Promise.all([deleteProxy(shortUrl), deleteProxy(longUrl)]);
+
+    await expect
+      .poll(async () => (await call(shortUrl, "GET", pathOf("Proxy", "edge"))).status, { timeout: 20_000 })
+      .toBe(404);
+    // Past the default grace of 1 s, the Proxy of the server told 1h is still terminating.
+    await sleep(1_500);
+    const terminating = await call(longUrl, "GET", pathOf("Proxy", "edge"));
+    expect(terminating.status).toBe(200);
+    expect(terminating.body.metadata.deletionTimestamp).toBeDefined();
+  }, 90_000);
+
+  it("refuses what is not a duration", async () => {
+    const server = spawnServer(["--proxy-deletion-grace", "soon"]);
+    const [code] = await once(server.child, "exit");
+    expect(code).toBe(2);
+    expect(server.stderr()).toContain('--proxy-deletion-grace: "soon" is not a duration');
+  }, 60_000);
+});
