@@ -3,6 +3,7 @@ import { KIND_NAMES } from "../sdk/schema";
 import { applyPatchBodies } from "./http/apply-patch";
 import { authentication } from "./http/auth";
 import { contentTypes } from "./http/content-types";
+import { durability } from "./http/durability";
 import { errorHandling } from "./http/errors";
 import { redaction } from "./http/redaction";
 import { RequestLogController } from "./http/request-log";
@@ -25,6 +26,7 @@ export interface AppOptions {
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
 export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token }) => {
   await fastify.register(errorHandling);
+  await fastify.register(durability, { store });
   await fastify.register(authentication, { token });
   await fastify.register(contentTypes);
   await fastify.register(applyPatchBodies);

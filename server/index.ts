@@ -39,6 +39,12 @@ export interface ServerOptions {
   logStream?: LogDestination;
   /** How long a deleted Proxy stays visible with its deletionTimestamp; default 1 s. */
   proxyDeletionGraceMs?: number;
+  /**
+   * A commit of the durable store failed: writes the server already showed are not on disk, and no
+   * further write is accepted. Default: log it and exit the process with code 1 (fail-stop), so that no
+   * client is told a write succeeded that a restart would lose. Tests pass their own.
+   */
+  onStorageFailure?: (error: Error) => void;
 }
 
 export interface RunningServer {
@@ -53,8 +59,15 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  const store = openStore(options.storage, (error) =>
-    app.log.error({ error: errorFields(error) }, "a store listener failed"),
+  const store = openStore(
+    options.storage,
+    (error) => app.log.error({ error: errorFields(error) }, "a store listener failed"),
+    options.onStorageFailure ??
+      ((error) => {
+        app.log.fatal({ error: errorFields(error) }, "a commit to the data directory failed: stopping");
+        console.error(`a commit to the data directory failed, stopping the server: ${error.message}`);
+        process.exit(1);
+      }),
   );
   const app = buildApp({
     store,

@@ -18,8 +18,15 @@ export type {
 /** `"memory"` for tests; `{ dir }` for the durable store in `<dir>/store.db`. */
 export type StorageOption = "memory" | { dir: string };
 
-/** The one store implementation; only where it writes through differs. */
-export function openStore(storage: StorageOption, onListenerError?: (error: unknown) => void): ObjectStore {
-  const journal = storage === "memory" ? undefined : new SqliteJournal(storage.dir);
+/**
+ * The one store implementation; only where it writes through differs. `onCommitFailure`: a commit of the
+ * durable store failed, so writes the store already shows are lost (the server stops; see `startServer`).
+ */
+export function openStore(
+  storage: StorageOption,
+  onListenerError?: (error: unknown) => void,
+  onCommitFailure?: (error: Error) => void,
+): ObjectStore {
+  const journal = storage === "memory" ? undefined : new SqliteJournal(storage.dir, onCommitFailure);
   return new Store({ journal, onListenerError });
 }

@@ -23,10 +23,14 @@ const SCHEMA = `
 const SCRUBBED_VERSION = 1;
 
 /**
- * Journal in `<dir>/store.db` through Node's built-in SQLite. Each write is one transaction committed
- * with WAL and `synchronous=FULL`, so it is on disk before the HTTP answer goes out and survives a
- * `kill -9`. The resourceVersion counter lives in its own row, so deletes never let it go backwards
- * across a restart.
+ * Journal in `<dir>/store.db` through Node's built-in SQLite, with WAL and `synchronous=FULL`. Group commit:
+ * the first write opens a transaction, the writes that arrive before the next turn of the event loop join
+ * it (each in a savepoint, so a failing write leaves the others alone), and one commit (one fsync) makes
+ * them all durable; `durable()` resolves once everything written so far is committed, and the server
+ * answers no request before that (`http/durability.ts`), so an acknowledged write survives a `kill -9`.
+ * A failed commit loses writes the store already shows: the journal then refuses every write and reports
+ * the failure to `onCommitFailure`, which stops the server (fail-stop). The resourceVersion counter lives
+ * in its own row, so deletes never let it go backwards across a restart.
  *
  * Secret values that leave the store leave the disk too: `secure_delete` zeroes deleted content in the
  * database file, and after a commit that removes or replaces a secret the WAL, which still holds the old
@@ -41,8 +45,15 @@ export class SqliteJournal implements Journal {
   private readonly setVersion: StatementSync;
   /** A scrub whose checkpoint failed: it is tried again after the next commit. */
   private scrubPending = false;
+  /** The open transaction, committed on the next turn of the event loop. */
+  private batch: Batch | undefined;
+  /** Set once a commit failed: nothing is written after it. */
+  private failure: Error | undefined;
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly onCommitFailure: (error: Error) => void = () => {},
+  ) {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "store.db");
     this.db = new DatabaseSync(file);
@@ -82,11 +93,10 @@ export class SqliteJournal implements Journal {
   }
 
   put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void {
-    this.transaction(() => {
+    this.write(scrub, () => {
       this.upsert.run(kind, object.metadata.name, JSON.stringify(object));
       this.setVersion.run(resourceVersion);
     });
-    this.afterCommit(scrub);
   }
 
   remove(
@@ -94,15 +104,94 @@ export class SqliteJournal implements Journal {
     resourceVersion: number,
     scrub: boolean,
   ): void {
-    this.transaction(() => {
+    this.write(scrub, () => {
       for (const { kind, name } of objects) this.deleteRow.run(kind, name);
       this.setVersion.run(resourceVersion);
     });
-    this.afterCommit(scrub);
   }
 
+  /** Resolves once every write made so far is committed; rejects if that commit failed. */
+  durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.batch?.committed.promise ?? Promise.resolve();
+  }
+
+  /** Commits what is pending, then closes the database. */
   close(): void {
+    this.commit();
     if (this.db.isOpen) this.db.close();
+  }
+
+  /**
+   * Runs one write's statements inside the open transaction (opening one if none is), in a savepoint: a
+   * write that fails is undone alone and throws, and the store then leaves memory as it was.
+   */
+  private write(scrub: boolean, work: () => void): void {
+    if (this.failure)
+      throw new Error(`the data directory is not writable since a commit failed: ${this.failure.message}`);
+    const batch = this.openBatch();
+    this.db.exec("SAVEPOINT write");
+    try {
+      work();
+      this.db.exec("RELEASE write");
+    } catch (error) {
+      this.undo(error);
+      throw error;
+    }
+    batch.scrub ||= scrub;
+  }
+
+  private openBatch(): Batch {
+    if (this.batch) return this.batch;
+    this.db.exec("BEGIN IMMEDIATE");
+    const committed = deferred();
+    // Nobody may be waiting for this commit; its failure is reported through onCommitFailure.
+    committed.promise.catch(() => {});
+    const batch: Batch = { committed, scrub: false, timer: setImmediate(() => this.commit()) };
+    this.batch = batch;
+    return batch;
+  }
+
+  private undo(error: unknown): void {
+    try {
+      this.db.exec("ROLLBACK TO write");
+      this.db.exec("RELEASE write");
+    } catch {
+      // SQLite rolled the whole transaction back (an I/O error, a full disk): the batch is lost.
+    }
+    if (!this.db.isTransaction) this.fail(error);
+  }
+
+  /** Commits the open transaction, if any, and tells everyone waiting. */
+  private commit(): void {
+    const batch = this.batch;
+    if (batch === undefined) return;
+    clearImmediate(batch.timer);
+    try {
+      this.db.exec("COMMIT");
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.batch = undefined;
+    this.afterCommit(batch.scrub);
+    batch.committed.resolve();
+  }
+
+  private fail(cause: unknown): void {
+    if (this.failure) return;
+    const error = cause instanceof Error ? cause : new Error(String(cause));
+    this.failure = error;
+    const batch = this.batch;
+    this.batch = undefined;
+    if (batch) clearImmediate(batch.timer);
+    try {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+    } catch {
+      // Nothing more can be undone; the failure is reported below.
+    }
+    batch?.committed.reject(error);
+    this.onCommitFailure(error);
   }
 
   /**
@@ -135,17 +224,29 @@ export class SqliteJournal implements Journal {
     }
     this.checkpoint();
   }
+}
 
-  private transaction(work: () => void): void {
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
-      work();
-      this.db.exec("COMMIT");
-    } catch (error) {
-      this.db.exec("ROLLBACK");
-      throw error;
-    }
-  }
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+interface Batch {
+  committed: Deferred;
+  /** Some write in the batch took a secret out of the store: scrub the WAL after the commit. */
+  scrub: boolean;
+  timer: NodeJS.Immediate;
 }
 
 const SQLITE_BUSY = 5;

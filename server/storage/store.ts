@@ -28,6 +28,12 @@ export interface Journal {
   put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void;
   /** Removes the objects and persists the store's resourceVersion in one commit (all or none). */
   remove(objects: readonly { kind: KindName; name: string }[], resourceVersion: number, scrub: boolean): void;
+  /**
+   * Resolves once every write made so far is on disk. A journal that commits each write before `put` or
+   * `remove` returns needs none; one that groups commits resolves it at the commit.
+   */
+  durable?(): Promise<void>;
+  /** Commits what is pending and closes. */
   close(): void;
 }
 
@@ -173,6 +179,10 @@ export class Store implements ObjectStore {
 
   resourceVersion(): string {
     return String(this.lastVersion);
+  }
+
+  durable(): Promise<void> {
+    return this.journal?.durable?.() ?? Promise.resolve();
   }
 
   subscribe(listener: WatchListener): () => void {

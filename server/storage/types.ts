@@ -40,7 +40,7 @@ export interface DeleteTarget {
 /**
  * The one store behind the routes and the controller. Every method returns copies: mutating a result
  * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
- * whole store, and is durable (when the store is) before the method returns.
+ * whole store, is visible at once, and is durable (when the store is) once `durable()` resolves.
  */
 export interface PageQuery {
   after?: string;
@@ -84,6 +84,12 @@ export interface ObjectStore {
   deleteMany(targets: readonly DeleteTarget[]): (StoredObject | undefined)[];
   /** The resourceVersion of the latest write (what a list reports). */
   resourceVersion(): string;
+  /**
+   * Resolves once every write made so far is durable (at once for the in-memory store). Writes that arrive
+   * together share one commit; nothing may be acknowledged before this resolves (`http/durability.ts`
+   * waits for it before every response). Rejects when the commit failed.
+   */
+  durable(): Promise<void>;
   /**
    * Listeners run synchronously after each committed write, in subscription order, before the outermost
    * write returns. A write made by a listener is delivered after every listener has seen the current one,

@@ -169,6 +169,36 @@ describe("persistence", () => {
     await once(second.child, "exit");
   });
 
+  it("loses no acknowledged write among concurrent ones (group commit) when killed with SIGKILL mid-burst", async () => {
+    const dir = dataDir();
+    const first = await spawnServer(dir);
+    const exited = once(first.child, "exit");
+    const names = Array.from({ length: 300 }, (_, i) => `burst-${String(i).padStart(3, "0")}`);
+    const acknowledged: string[] = [];
+    // 300 creates at once; the server is killed while most are in flight, after the 40th acknowledgement.
+    await Promise.all(
+      names.map(async (name) => {
+        const reply = await call(first.url, "POST", pathOf("Proxy"), {
+          body: manifest("Proxy", name, {}),
+        }).catch(() => undefined);
+        if (reply?.status !== 201) return;
+        acknowledged.push(name);
+        if (acknowledged.length === 40) first.child.kill("SIGKILL");
+      }),
+    );
+    await exited;
+    expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+
+    const second = await spawnServer(dir);
+    const listed = await call(second.url, "GET", pathOf("Proxy"));
+    const stored = new Set(
+      listed.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+    );
+    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([]);
+    second.child.kill("SIGKILL");
+    await once(second.child, "exit");
+  }, 90_000);
+
   it("prints the listening line once and stops cleanly on SIGTERM", async () => {
     const server = await spawnServer(dataDir());
     expect((await call(server.url, "GET", "/healthz")).status).toBe(200);
