@@ -10,6 +10,8 @@ import { isRecord } from "../records";
  */
 
 export const PROTOBUF_V2_TYPE = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/** What the answer says it is: the same type spelt as a valid media type ("@" is not a token character). */
+export const PROTOBUF_V2_CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
 type Json = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import {
 } from "../../sdk/schema/openapi";
 import { APPLY_PATCH_TYPE } from "../http/apply-patch";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "../resources/patch";
-import { encodeSwaggerDocument, PROTOBUF_V2_TYPE } from "./openapi-protobuf";
+import { encodeSwaggerDocument, PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_TYPE } from "./openapi-protobuf";
 
 /**
  * The OpenAPI documents kubectl reads: `/openapi/v3` lists one document per group version
@@ -309,7 +309,8 @@ function send(request: FastifyRequest, reply: FastifyReply, served: Served) {
 /** Whether the client takes the protocol buffer form (client-go asks for nothing else). */
 function wantsProtobuf(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? "";
-  return accept.split(",").some((range) => range.split(";")[0]?.trim().toLowerCase() === PROTOBUF_V2_TYPE);
+  const types = [PROTOBUF_V2_TYPE, PROTOBUF_V2_CONTENT_TYPE];
+  return accept.split(",").some((range) => types.includes(range.split(";")[0]?.trim().toLowerCase() ?? ""));
 }
 
 export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
@@ -319,7 +320,7 @@ export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
   }));
   const swagger = openApiV2Document();
   const v2 = serve(JSON.stringify(swagger));
-  const v2Protobuf = serve(encodeSwaggerDocument(swagger), PROTOBUF_V2_TYPE);
+  const v2Protobuf = serve(encodeSwaggerDocument(swagger), PROTOBUF_V2_CONTENT_TYPE);
 
   fastify.get("/openapi/v3", async () => ({
     paths: Object.fromEntries(
@@ -332,15 +333,7 @@ export const openApiRoutes: FastifyPluginAsync = async (fastify) => {
   for (const { path, served } of documents) {
     fastify.get(`/openapi/v3/${path}`, async (request, reply) => send(request, reply, served));
   }
-  // fastify replaces a media type it cannot parse ("@" is no token character) by octet-stream when it
-  // sends a Buffer; the type client-go asks for is set again once the body is on its way.
-  const protobufType = {
-    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (wantsProtobuf(request) && reply.statusCode === 200) reply.header("Content-Type", PROTOBUF_V2_TYPE);
-      return payload;
-    },
-  };
-  fastify.get("/openapi/v2", protobufType, async (request, reply) =>
+  fastify.get("/openapi/v2", async (request, reply) =>
     send(request, reply, wantsProtobuf(request) ? v2Protobuf : v2),
   );
 };
