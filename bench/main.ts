@@ -2,11 +2,11 @@
 // and how fast the local API server answers. Prints medians and ratios and writes every figure as JSON.
 // Not part of `npm test`: nothing here is an assertion.
 import { writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Variant } from "./programs";
-import { OPERATIONS, runRound, type Timings } from "./pulumi-runs";
+import { OPERATIONS, type Operation, openStack, type Timings } from "./pulumi-runs";
 import {
   type ClientResult,
   CONCURRENCY,
@@ -73,33 +73,48 @@ function medianLoad(results: readonly LoadResult[]): LoadResult {
 }
 
 async function benchPulumi(opts: ReturnType<typeof options>) {
-  const runs: { variant: Variant; rep: number; timings: Timings }[] = [];
+  const runs: { rep: number; operation: Operation; timings: Record<Variant, number>; loadavg: number }[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
-    // ABAB: the order alternates, so neither program always runs on a warmer machine.
-    const order: Variant[] = rep % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
-    for (const variant of order) {
-      const timings = await runRound({ variant, ...opts });
-      runs.push({ variant, rep, timings });
-      const line = OPERATIONS.map((operation) => `${operation} ${seconds(timings[operation])}s`).join(", ");
-      console.error(`  rep ${rep + 1}/${opts.reps} ${variant.padEnd(8)} ${line}`);
+    const stacks = {
+      provider: await openStack({ variant: "provider", ...opts }),
+      noop: await openStack({ variant: "noop", ...opts }),
+    };
+    try {
+      for (const [index, operation] of OPERATIONS.entries()) {
+        // Each operation runs on both programs back to back, so both meet the same load on the machine;
+        // which goes first alternates (ABAB), so neither always runs on a warmer machine.
+        const order: Variant[] = (rep + index) % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
+        const timings = {} as Record<Variant, number>;
+        for (const variant of order) timings[variant] = await stacks[variant].run(operation);
+        runs.push({ rep, operation, timings, loadavg: round(loadavg()[0] ?? 0, 1) });
+        console.error(
+          `  rep ${rep + 1}/${opts.reps} ${operation.padEnd(8)} provider ${seconds(timings.provider)}s, ` +
+            `no-op ${seconds(timings.noop)}s (load average ${runs.at(-1)?.loadavg})`,
+        );
+      }
+    } finally {
+      await stacks.provider.dispose();
+      await stacks.noop.dispose();
     }
   }
+  const of = (operation: Operation) => runs.filter((run) => run.operation === operation);
   const medians = (variant: Variant) =>
     Object.fromEntries(
-      OPERATIONS.map((operation) => [
-        operation,
-        median(runs.filter((run) => run.variant === variant).map((run) => run.timings[operation])),
-      ]),
+      OPERATIONS.map((op) => [op, median(of(op).map((run) => run.timings[variant]))]),
     ) as Timings;
-  const provider = medians("provider");
-  const noop = medians("noop");
-  const ratios = Object.fromEntries(OPERATIONS.map((op) => [op, ratio(provider[op], noop[op])])) as Timings;
+  // The median of the per-pair ratios: each pair met the same load, so it is the steadier figure.
+  const ratios = Object.fromEntries(
+    OPERATIONS.map((op) => [
+      op,
+      round(median(of(op).map((run) => run.timings.provider / run.timings.noop)), 2),
+    ]),
+  ) as Timings;
   return {
     n: opts.n,
     reps: opts.reps,
     proxyDeletionGraceMs: opts.proxyDeletionGraceMs ?? "default",
     runs,
-    medians: { provider, noop },
+    medians: { provider: medians("provider"), noop: medians("noop") },
     ratios,
   };
 }
@@ -154,7 +169,7 @@ function printPulumi(figures: PulumiFigures): void {
   );
   console.log(
     table([
-      ["operation", "provider", "no-op", "provider ÷ no-op"],
+      ["operation", "provider", "no-op", "provider ÷ no-op (median of pairs)"],
       ...OPERATIONS.map((op) => [
         op,
         seconds(figures.medians.provider[op]),
@@ -203,7 +218,7 @@ async function main(): Promise<void> {
   }
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadavg: loadavg() },
     packageRoot: opts.packageRoot,
   };
   console.error(`benchmarking ${opts.packageRoot}`);

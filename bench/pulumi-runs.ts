@@ -14,7 +14,7 @@ export const OPERATIONS = ["preview", "up", "update", "destroy"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 export type Timings = Record<Operation, number>;
 
-export interface RoundOptions {
+export interface StackOptions {
   variant: Variant;
   n: number;
   packageRoot: string;
@@ -22,18 +22,21 @@ export interface RoundOptions {
   proxyDeletionGraceMs: number | undefined;
 }
 
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
+/**
+ * A program's stack on its own fresh API server (in process, in-memory storage) and its own file:// backend.
+ * `run` times one operation; the operations go in the order of OPERATIONS.
+ */
+export interface BenchStack {
+  run(operation: Operation): Promise<number>;
+  dispose(): Promise<void>;
 }
 
-export async function runRound({
+export async function openStack({
   variant,
   n,
   packageRoot,
   proxyDeletionGraceMs,
-}: RoundOptions): Promise<Timings> {
+}: StackOptions): Promise<BenchStack> {
   const dir = mkdtempSync(path.join(tmpdir(), `exampledev-bench-${variant}-`));
   mkdirSync(path.join(dir, "backend"));
   const server = await startServer({
@@ -43,6 +46,11 @@ export async function runRound({
     ...(proxyDeletionGraceMs !== undefined && { proxyDeletionGraceMs }),
   });
   const client = createClient({ baseUrl: server.url });
+  const dispose = async () => {
+    await client.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const programDir = path.join(dir, "program");
     writeProgram(programDir, variant, packageRoot);
@@ -60,35 +68,39 @@ export async function runRound({
     const expectCount = (what: string, actual: number | undefined, expected = n + 1) => {
       if (actual !== expected) throw new Error(`${variant} ${what}: ${actual} changes, expected ${expected}`);
     };
-    const timings: Partial<Timings> = {};
-    timings.preview = await timed(async () => {
-      const preview = await stack.preview();
-      expectCount("preview", preview.changeSummary.create);
-    });
-    timings.up = await timed(async () => {
-      const up = await stack.up();
-      expectCount("up", up.summary.resourceChanges?.create);
-    });
-    if (variant === "provider") {
-      const onServer = (await client.proxies.listAll()).length + (await client.services.listAll()).length;
-      if (onServer < n - Math.ceil(n / 8)) throw new Error(`only ${onServer} objects on the server after up`);
-    }
-    await stack.setConfig("generation", { value: "2" });
-    timings.update = await timed(async () => {
-      const update = await stack.up();
-      expectCount("update", update.summary.resourceChanges?.update, n);
-    });
-    timings.destroy = await timed(async () => {
-      const destroy = await stack.destroy();
-      expectCount("destroy", destroy.summary.resourceChanges?.delete);
-    });
-    if (variant === "provider" && (await client.services.listAll()).length > 0)
-      throw new Error("Services left on the server after destroy");
-    await stack.workspace.removeStack(stack.name, { force: true });
-    return timings as Timings;
-  } finally {
-    await client.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    const operations: Record<Operation, () => Promise<void>> = {
+      preview: async () => expectCount("preview", (await stack.preview()).changeSummary.create),
+      up: async () => expectCount("up", (await stack.up()).summary.resourceChanges?.create),
+      update: async () => expectCount("update", (await stack.up()).summary.resourceChanges?.update, n),
+      destroy: async () => expectCount("destroy", (await stack.destroy()).summary.resourceChanges?.delete),
+    };
+    // What the server holds after an operation (the provider's program only), and the change before update.
+    const after: Partial<Record<Operation, () => Promise<void>>> = {
+      up: async () => {
+        if (variant === "provider") {
+          const onServer = (await client.proxies.listAll()).length + (await client.services.listAll()).length;
+          if (onServer < n - Math.ceil(n / 8))
+            throw new Error(`only ${onServer} objects on the server after up`);
+        }
+        await stack.setConfig("generation", { value: "2" });
+      },
+      destroy: async () => {
+        if ((await client.services.listAll()).length > 0)
+          throw new Error("Services left on the server after destroy");
+      },
+    };
+    return {
+      async run(operation) {
+        const start = performance.now();
+        await operations[operation]();
+        const elapsed = performance.now() - start;
+        await after[operation]?.();
+        return elapsed;
+      },
+      dispose,
+    };
+  } catch (error) {
+    await dispose();
+    throw error;
   }
 }
