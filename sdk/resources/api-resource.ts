@@ -26,6 +26,14 @@ export interface ApiResourceArgs<SpecInput> {
    * one). Without it, creating over an existing object fails: the provider never upserts silently.
    */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * How long the provider waits, in seconds (default 300): create and update wait for the kind's readiness
+   * (a Service: the controller accepts the new generation and mints its revision), delete waits until the
+   * object is gone (a Proxy terminates for a grace period first). Pulumi's `customTimeouts` option does not
+   * reach dynamic providers; this does. `skip: true` returns from create and update as soon as the API
+   * stored the object.
+   */
+  await?: { timeoutSeconds?: number; skip?: boolean };
 }
 
 /** Metadata as the server set it. */

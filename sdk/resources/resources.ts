@@ -19,13 +19,7 @@ export class Proxy extends ApiResource<ProxySpec, ObjectStatus> {
   }
 }
 
-export interface ServiceArgs extends ApiResourceArgs<ServiceSpecInput> {
-  /**
-   * How long create and update wait for the controller to accept the new generation and mint its revision
-   * (default 300 seconds), or `skip: true` to return as soon as the API stored the Service.
-   */
-  await?: { timeoutSeconds?: number; skip?: boolean };
-}
+export type ServiceArgs = ApiResourceArgs<ServiceSpecInput>;
 
 /** A deployable bundle and the template its revisions are minted from (`compute.example.dev/v1alpha1`). */
 export class Service extends ApiResource<ServiceSpec, ServiceStatus> {

@@ -76,6 +76,24 @@ describe("delete", () => {
   });
 });
 
+describe("delete's timeout", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ logLevel: "warn", proxyDeletionGraceMs: 600_000 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("waits for a deletion at most await.timeoutSeconds (customTimeouts never reach a dynamic provider)", async () => {
+    await configureProvider({ "exampledev:baseUrl": server.url });
+    const { outs: state } = await created("Proxy", declared("slow", {}, { await: { timeoutSeconds: 1 } }));
+    await expect(resourceProvider("Proxy").delete(state.metadata.name, state)).rejects.toThrow(
+      /timed out after 1s waiting for the object to be deleted: deletion in progress/,
+    );
+  });
+});
+
 function hasDeletionTimestamp(body: unknown): boolean {
   return (
     typeof (body as { metadata?: { deletionTimestamp?: unknown } }).metadata?.deletionTimestamp === "string"
