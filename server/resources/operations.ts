@@ -8,7 +8,7 @@ import {
   applyObject,
   managedFieldsAfterUpdate,
   sentManagedFields,
-  withManagedFieldsOf,
+  withManagedFields,
 } from "./apply";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
 import { continueAfter, continueToken } from "./paging";
@@ -165,7 +165,7 @@ export class ResourceOperations {
       manager,
       sentManagedFields(body),
     );
-    return withManagedFieldsOf(object, managedFields);
+    return withManagedFields(object, managedFields);
   }
 
   private select(selector: LabelSelector): StoredObject[] {
