@@ -219,7 +219,8 @@ function candidateBody(
   };
 }
 
-function withManagedFields(
+/** The object with its managed fields set (or removed when there are none). */
+export function withManagedFields(
   object: StoredObject,
   managedFields: ManagedFieldsEntry[] | undefined,
 ): StoredObject {
@@ -297,9 +298,4 @@ export function managedFieldsAfterUpdate(
 /** The `metadata.managedFields` of a request body, when it has metadata. */
 export function sentManagedFields(body: unknown): unknown {
   return isRecord(body) && isRecord(body.metadata) ? body.metadata.managedFields : undefined;
-}
-
-/** The object with its managed fields set (or removed when there are none). */
-export function withManagedFieldsOf(object: StoredObject, managedFields: ManagedFieldsEntry[] | undefined) {
-  return withManagedFields(object, managedFields);
 }
