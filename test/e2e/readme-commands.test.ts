@@ -199,7 +199,8 @@ async function runDocument(document: string): Promise<string[]> {
   const blocks = codeBlocks(document, readFileSync(path.join(repoRoot, document), "utf8")).filter(
     (block) => block.lang === "sh",
   );
-  const copy = copyRepository("readme");
+  // As after the quick start's build: dist/ is the build of the sources.
+  const copy = copyRepository("readme", { distIsCurrent: true });
   const home = mkdtempSync(path.join(tmpdir(), "exampledev-readme-home-"));
   const env = freshEnvironment(home);
   const namespace = networkNamespace();

@@ -18,6 +18,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -55,8 +56,17 @@ function hasRelativeLinks(dir: string): boolean {
   });
 }
 
+export interface CopyOptions {
+  /**
+   * Marks the copied `dist/` as the build of the copied sources (a fresh `dist/.build-stamp`), as it is after
+   * `npm run build` on a clean checkout: `npm run server` and `npm run registry` then start without building.
+   * Without it, a `dist/` older than sources someone is still editing is rebuilt in the copy.
+   */
+  distIsCurrent?: boolean;
+}
+
 /** Copies the repository into a new temporary directory (`exampledev-<label>-*`). */
-export function copyRepository(label: string): RepoCopy {
+export function copyRepository(label: string, options: CopyOptions = {}): RepoCopy {
   const dir = mkdtempSync(path.join(tmpdir(), `exampledev-${label}-`));
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: repoRoot,
@@ -79,6 +89,7 @@ export function copyRepository(label: string): RepoCopy {
     recursive: true,
     preserveTimestamps: true,
   });
+  if (options.distIsCurrent) writeFileSync(path.join(dir, "dist/.build-stamp"), "");
   linkModules(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
