@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 // Rule descriptions read the schema's defaults, which defaults.ts hands over when it loads.
 import "./defaults";
 import { KIND_DESCRIPTIONS, typeDocs } from "./descriptions";
@@ -14,9 +14,10 @@ import { unwrapField } from "./walk";
  * after its API type), the kinds with `x-kubernetes-group-version-kind`, their lists, and the Kubernetes
  * metadata types they reference under the names kubectl knows
  * (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`). Types, enumerations, int32 formats, defaults and
- * required fields come from zod; words from `descriptions.ts` and from the rules that check a field or a
- * type. OpenAPI 3.0 (`components.schemas`, `$ref` wrapped in `allOf` when it has siblings, as Kubernetes
- * publishes it) and Swagger 2.0 (`definitions`) come from the same walk.
+ * required fields come from zod; words from the schema's own metadata (`.describe()`, `.meta()`) where it has
+ * them, else from `descriptions.ts`, and from the rules that check a field or a type. OpenAPI 3.0
+ * (`components.schemas`, `$ref` wrapped in `allOf` when it has siblings, as Kubernetes publishes it) and
+ * Swagger 2.0 (`definitions`) come from the same walk.
  */
 
 export type OpenApiVersion = 2 | 3;
@@ -112,6 +113,11 @@ function ruleTexts(schema: z.core.$ZodType): string[] {
   return ids.flatMap((id) => RULE_INFOS_BY_ID.get(id)?.description ?? []);
 }
 
+/** Words the schema carries itself (zod's `.describe()` or `.meta({ description })`) win over the table's. */
+function describedBySchema(schema: z.core.$ZodType): string | undefined {
+  return z.globalRegistry.get(schema)?.description;
+}
+
 function sentences(...parts: (string | undefined)[]): string | undefined {
   const text = parts.filter((part) => part !== undefined && part !== "").join(" ");
   return text === "" ? undefined : text;
@@ -198,7 +204,8 @@ class SchemaBuilder {
   /** A field of an object type: its value's schema, with its words, rules and default. */
   private field(schema: z.core.$ZodType, words: string | undefined): SchemaObject {
     const { schema: inner, hasDefault, defaultValue } = unwrapField(schema);
-    const description = sentences(words, ...ruleTexts(inner), hasDefault ? defaultText(defaultValue) : "");
+    const own = describedBySchema(schema) ?? describedBySchema(inner) ?? words;
+    const description = sentences(own, ...ruleTexts(inner), hasDefault ? defaultText(defaultValue) : "");
     return this.wrap(this.value(inner), { description, default: hasDefault ? defaultValue : undefined });
   }
 
@@ -261,7 +268,7 @@ class SchemaBuilder {
     const keyed = LIST_MAP_KEYS[meta.typeName];
     this.schemas[name] = {
       description: sentences(
-        docs?.description,
+        describedBySchema(schema) ?? docs?.description,
         keyed === undefined
           ? undefined
           : `Items of a list of ${meta.typeName} are merged by ${keyed.join(", ")}.`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { KIND_NAMES, KINDS, type KindName } from "../../../sdk/schema";
+import { KIND_NAMES, KINDS, type KindName, ShutdownConfigSchema } from "../../../sdk/schema";
 import { LIST_MAP_KEYS } from "../../../sdk/schema/lists";
 import { typeMeta } from "../../../sdk/schema/meta";
 import {
@@ -150,6 +150,21 @@ describe("the OpenAPI documents", () => {
 
   it("Swagger 2.0 puts words beside a $ref instead of an allOf", () => {
     expect(JSON.stringify(allSchemas(2))).not.toContain("allOf");
+  });
+});
+
+describe("words", () => {
+  it("come from the schema's own metadata when it has them, before the table in descriptions.ts", () => {
+    const field = ShutdownConfigSchema.shape.drainTimeout;
+    z.globalRegistry.add(field, { description: "Words the schema carries." });
+    try {
+      const schemas = schemasOf("Proxy");
+      const shutdown = schemas["dev.example.core.v1alpha2.ShutdownConfig"] as Node;
+      const words = (shutdown.properties as Record<string, Node>).drainTimeout?.description;
+      expect(words).toMatch(/^Words the schema carries\. A duration is/);
+    } finally {
+      z.globalRegistry.remove(field);
+    }
   });
 });
 
