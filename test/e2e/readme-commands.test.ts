@@ -22,7 +22,7 @@ import { describe, expect, it } from "vitest";
 import { toolchainBinDir } from "../../scripts/lib/pulumi";
 import { copyRepository, repoRoot } from "./repo-copy";
 
-const BLOCK_TIMEOUT_MS = 300_000;
+const BLOCK_TIMEOUT_MS = 600_000;
 const READY_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 20_000;
 const READY = /listening on https?:\/\/\S+|Ctrl-C stops/;
