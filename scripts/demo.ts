@@ -1,7 +1,7 @@
 // `npm run demo`: the local API server and an OCI registry on free loopback ports, a sample bundle pushed to
 // it, `pulumi up` of examples/quickstart through the real CLI, the revisions listed from the API, a template
 // change that mints a new revision, and teardown (or, with --keep, everything left running).
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -57,9 +57,17 @@ async function main(): Promise<void> {
     console.log(`  ${bundleRepo}:v1 -> ${digest}`);
 
     step("pulumi up examples/quickstart (the real Pulumi CLI)");
+    // A copy of the example, so its stack config file (Pulumi.demo.yaml) never lands in examples/, where it
+    // would sit next to the stacks you create by following the README; node_modules is the repository's.
+    const project = path.join(workDir, "quickstart");
+    cpSync(path.join(repo, "examples/quickstart"), project, {
+      recursive: true,
+      filter: (source) => !/Pulumi\.[^/]+\.yaml$/.test(source),
+    });
+    symlinkSync(path.join(repo, "node_modules"), path.join(workDir, "node_modules"));
     const pulumi = await pinnedPulumi(workDir, "demo");
     const stack: Stack = await LocalWorkspace.createStack(
-      { stackName: "demo", workDir: path.join(repo, "examples/quickstart") },
+      { stackName: "demo", workDir: project },
       { envVars: pulumi.env, pulumiCommand: pulumi.command },
     );
     cleanups.push(() => stack.workspace.removeStack(stack.name, { force: true }));
@@ -103,7 +111,7 @@ async function main(): Promise<void> {
     if (values.keep) {
       step("--keep: everything stays up; Ctrl-C tears it down");
       console.log(
-        `  npm run pulumi -- -C examples/quickstart stack ls  # with PULUMI_BACKEND_URL=${pulumi.env.PULUMI_BACKEND_URL}`,
+        `  PULUMI_BACKEND_URL=${pulumi.env.PULUMI_BACKEND_URL} PULUMI_CONFIG_PASSPHRASE=demo npm run pulumi -- -C ${project} stack output`,
       );
       await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
     }
