@@ -4,6 +4,9 @@
  *
  *   EXAMPLEDEV_BASE_URL=http://127.0.0.1:8080 BUNDLE_REPO=127.0.0.1:5000/demo/hello BUNDLE_DIGEST=sha256:... \
  *     npx ts-node index.ts
+ *
+ * In this repository, from its root, `bash scripts/with-pulumi.sh npx ts-node examples/programmatic/index.ts`
+ * with the same variables puts the pinned CLI on PATH and uses the local backend (see README.md here).
  */
 import { Service } from "@exampledev/pulumi";
 import { createClient, type Service as ServiceObject } from "@exampledev/pulumi/client";
