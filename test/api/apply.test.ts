@@ -486,6 +486,25 @@ describe("server-side apply", () => {
       expect(same.body.metadata.managedFields).toEqual(created.body.metadata.managedFields);
     });
 
+    it("[{}] resets ownership: afterwards only the writer's own changes are owned", async () => {
+      await apply("Proxy", "edge", manifest("Proxy", "edge", { provider: "onprem" }, { labels: { a: "1" } }));
+      const reset = await server.call("PATCH", `${pathOf("Proxy", "edge")}?fieldManager=cleaner`, {
+        body: [
+          { op: "replace", path: "/metadata/managedFields", value: [{}] },
+          { op: "replace", path: "/metadata/labels/a", value: "2" },
+        ],
+        contentType: "application/json-patch+json",
+      });
+      expect(reset.status).toBe(200);
+      expect(reset.body.metadata.managedFields).toEqual([
+        expect.objectContaining({
+          manager: "cleaner",
+          operation: "Update",
+          fieldsV1: { "f:metadata": { "f:labels": { "f:a": {} } } },
+        }),
+      ]);
+    });
+
     it("managed fields sent back with a write are kept; malformed ones are 422", async () => {
       const created = await apply("Proxy", "edge", manifest("Proxy", "edge", { provider: "onprem" }));
       const rewritten = [{ ...created.body.metadata.managedFields[0], manager: "renamed" }];

@@ -37,7 +37,7 @@ interface Tracked {
   spec?: unknown;
 }
 
-const TRACKED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
+const TRACKED_METADATA = ["labels", "annotations", "ownerReferences", "finalizers"] as const;
 
 function trackedOf(object: { metadata?: unknown; spec?: unknown } | undefined): Tracked {
   // Before a create there is an object with metadata (its name) and nothing else, as in Kubernetes.
@@ -256,8 +256,8 @@ function dryRunResult(existing: StoredObject | undefined, object: StoredObject):
  * The managed fields after a POST, PUT or merge/JSON patch by `manager` (an `Update` entry): the manager
  * owns what the write changed or added, and takes it from every other manager; what the write removed
  * leaves everyone. `sent` is the `metadata.managedFields` of the body: when it holds entries they are the
- * starting point (clients may rewrite ownership, as kubectl does when it moves to server-side apply),
- * otherwise the stored ones are.
+ * starting point (clients may rewrite ownership, as kubectl does when it moves to server-side apply;
+ * `[{}]` clears it), otherwise the stored ones are.
  */
 export function managedFieldsAfterUpdate(
   kind: KindName,
@@ -266,7 +266,10 @@ export function managedFieldsAfterUpdate(
   manager: string,
   sent: unknown,
 ): ManagedFieldsEntry[] | undefined {
-  const fromBody = decodeManagedFields(sent);
+  // `[{}]` is Kubernetes' way to reset ownership: no manager owns anything before this write.
+  const reset =
+    Array.isArray(sent) && sent.length === 1 && isRecord(sent[0]) && Object.keys(sent[0]).length === 0;
+  const fromBody = decodeManagedFields(reset ? [] : sent);
   if (fromBody.problems.length > 0) {
     throw invalid(
       kind,
@@ -275,7 +278,7 @@ export function managedFieldsAfterUpdate(
     );
   }
   const managers =
-    fromBody.managers.length > 0
+    reset || fromBody.managers.length > 0
       ? fromBody.managers
       : existing
         ? decodeManagedFields(existing.metadata.managedFields).managers
