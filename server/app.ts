@@ -12,6 +12,7 @@ import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
 import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
+import { openWatches, type WatchOptions } from "./routes/watch";
 import type { ObjectStore } from "./storage";
 
 /** Request bodies above this are refused with 413 before they are parsed. */
@@ -21,10 +22,12 @@ export interface AppOptions {
   store: ObjectStore;
   /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Watch tuning (history size, bookmark interval, bounds); the defaults are Kubernetes-like. */
+  watch?: Partial<WatchOptions>;
 }
 
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
-export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token }) => {
+export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token, watch }) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
   await fastify.register(authentication, { token });
@@ -35,7 +38,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, toke
   await fastify.register(healthRoutes);
   await fastify.register(discoveryRoutes);
   await fastify.register(openApiRoutes);
-  for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store });
+  const watches = openWatches(fastify, store, watch);
+  for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store, watches });
 };
 
 /** Where log lines go: a pino destination (anything with `write`). */

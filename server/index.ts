@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { LogLevel } from "fastify";
-import { buildApp, type LogDestination } from "./app";
+import { type AppOptions, buildApp, type LogDestination } from "./app";
 import { startController } from "./controller";
 import { errorFields } from "./http/request-log";
 import { startLifecycle } from "./lifecycle";
@@ -40,6 +40,11 @@ export interface ServerOptions {
   /** How long a deleted Proxy stays visible with its deletionTimestamp; default 1 s. */
   proxyDeletionGraceMs?: number;
   /**
+   * Watch tuning: `historySize` (store events a watch can resume from, default 10,000; older versions are
+   * 410 Expired), `bookmarkIntervalMs` (default 60 s), `maxBufferedBytes`, `defaultTimeoutMs`.
+   */
+  watch?: AppOptions["watch"];
+  /**
    * A commit of the durable store failed: writes the server already showed are not on disk, and no
    * further write is accepted. Default: log it and exit the process with code 1 (fail-stop), so that no
    * client is told a write succeeded that a restart would lose. Tests pass their own.
@@ -72,6 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const app = buildApp({
     store,
     token: options.token,
+    watch: options.watch,
     logLevel: options.logLevel,
     logStream: options.logStream,
   });

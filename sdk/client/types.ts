@@ -34,6 +34,11 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
+  /**
+   * Names of what must happen before the object goes: a deletion only sets `deletionTimestamp` while any is
+   * left, and whoever finished its work removes its name with an update.
+   */
+  finalizers?: string[];
   /** Which manager owns which fields (server-side apply); written by the server. */
   managedFields?: ManagedFieldsEntry[];
 }

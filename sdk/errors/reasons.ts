@@ -35,6 +35,8 @@ export const REASONS = {
   /** A create named an object that exists. */
   AlreadyExists: { code: 409, error: AlreadyExistsError },
   Gone: { code: 410, error: GoneError },
+  /** A watch or list asked for a resourceVersion older than the server keeps (resume from a fresh list). */
+  Expired: { code: 410, error: GoneError },
   RequestEntityTooLarge: { code: 413, error: RequestEntityTooLargeError },
   UnsupportedMediaType: { code: 415, error: UnsupportedMediaTypeError },
   /** The object failed validation; one cause per violation. */

@@ -7,7 +7,7 @@ import type { ObjectMeta, OwnerReference } from "../storage";
 /** The metadata a client may write; the rest of ObjectMeta is server-owned. */
 export type ClientMeta = Pick<
   ObjectMeta,
-  "generateName" | "resourceVersion" | "labels" | "annotations" | "ownerReferences"
+  "generateName" | "resourceVersion" | "labels" | "annotations" | "ownerReferences" | "finalizers"
 > & { name?: string };
 
 /** A request body taken apart: envelope checked, spec not yet looked at. */
@@ -37,6 +37,7 @@ const CLIENT_METADATA: ReadonlySet<string> = new Set([
   "labels",
   "annotations",
   "ownerReferences",
+  "finalizers",
 ]);
 
 /**
@@ -67,6 +68,7 @@ export function readEnvelope(kind: KindName, body: unknown): Envelope {
     labels: stringMap(rawMetadata, "labels"),
     annotations: stringMap(rawMetadata, "annotations"),
     ownerReferences: ownerReferences(rawMetadata),
+    finalizers: finalizers(rawMetadata),
   };
   const uid = optionalString(rawMetadata, "uid");
   return {
@@ -115,6 +117,14 @@ function stringMap(metadata: Record<string, unknown>, field: string): Record<str
     throw badRequest(`metadata.${field} must be an object of string values, such as {"team": "edge"}`);
   }
   return value as Record<string, string>;
+}
+
+function finalizers(metadata: Record<string, unknown>): string[] | undefined {
+  const value = metadata.finalizers;
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string"))
+    throw badRequest('metadata.finalizers must be an array of strings, such as ["example.dev/cleanup"]');
+  return value as string[];
 }
 
 function ownerReferences(metadata: Record<string, unknown>): OwnerReference[] | undefined {

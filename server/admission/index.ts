@@ -14,6 +14,7 @@ import { badRequest, invalid, type StatusCause } from "../errors";
 import { replaceAt, valueAt } from "../records";
 import type { StoredObject } from "../storage";
 import { type Envelope, generateName, metadataCauses } from "./envelope";
+import { finalizerCauses } from "./finalizers";
 
 export { type Envelope, readEnvelope } from "./envelope";
 
@@ -50,6 +51,9 @@ export function admit(
 ): Admitted {
   const warnings: string[] = [];
   const causes = metadataCauses(envelope.metadata, existing === undefined);
+  const finalizers = finalizerCauses(envelope.metadata.finalizers, existing?.metadata);
+  causes.push(...finalizers.causes);
+  warnings.push(...finalizers.warnings);
   const { name: declared, generateName: prefix } = envelope.metadata;
   // A generated name exists only once the object is admitted; errors name no object that never was.
   const name = declared ?? (prefix === undefined ? undefined : generateName(prefix));

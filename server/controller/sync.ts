@@ -76,6 +76,9 @@ export class ServiceSync {
       this.bundles.forget(name);
       return { retry: false };
     }
+    // Being deleted (finalizers hold it, or a Foreground deletion waits for its revisions): nothing new is
+    // minted for it, as Kubernetes controllers leave an object with a deletionTimestamp alone.
+    if (observed.metadata.deletionTimestamp !== undefined) return { retry: false };
     const spec = applyDefaults("Service", observed.spec) as unknown as ServiceSpec;
     const outcome = await this.bundles.bundleFor(observed, spec.source, {
       settledDigest: this.settledDigest(observed),

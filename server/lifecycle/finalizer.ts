@@ -1,4 +1,5 @@
-import type { KindName } from "../../sdk/schema";
+import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import { hasFinalizers } from "../admission/finalizers";
 import type { ObjectStore, StoredObject } from "../storage";
 
 /**
@@ -8,39 +9,67 @@ import type { ObjectStore, StoredObject } from "../storage";
 export const FINALIZED_KINDS: ReadonlySet<KindName> = new Set<KindName>(["Proxy"]);
 
 /**
- * Plays the production finalizer: removes a terminating object `graceMs` after it was marked.
+ * Plays the production finalizer: removes a terminating Proxy `graceMs` after it was marked, and removes
+ * any terminating object once its finalizers are all gone (a Proxy not before its grace is over), as
+ * Kubernetes removes an object whose `deletionTimestamp` is set and whose finalizers list is empty.
  * Objects found terminating at start (the server stopped mid-grace) get what is left of theirs.
  */
 export function startFinalizer(store: ObjectStore, graceMs: number): () => void {
   const timers = new Map<string, NodeJS.Timeout>();
+  /** Proxies whose grace is over but which wait for finalizers. */
+  const graceOver = new Set<string>();
+
+  const remove = (kind: KindName, object: StoredObject) => {
+    // The same name may have been deleted and created again meanwhile: only remove what was marked
+    // (deleteMany checks the uid and removes in one step, and passes over another incarnation).
+    const { name, uid } = object.metadata;
+    store.deleteMany([{ kind, name, uid }]);
+  };
 
   const schedule = (kind: KindName, object: StoredObject, delayMs: number) => {
-    const { name, uid, deletionTimestamp } = object.metadata;
+    const { name, uid } = object.metadata;
     const key = `${kind}/${name}`;
-    if (!FINALIZED_KINDS.has(kind) || !deletionTimestamp || timers.has(key)) return;
     const timer = setTimeout(() => {
       timers.delete(key);
-      // The same name may have been deleted and created again meanwhile: only remove what was marked
-      // (deleteMany checks the uid and removes in one step, and passes over another incarnation).
-      store.deleteMany([{ kind, name, uid }]);
+      const current = store.get(kind, name);
+      if (current === undefined || current.metadata.uid !== uid) return;
+      if (hasFinalizers(current)) graceOver.add(key);
+      else remove(kind, current);
     }, delayMs);
     timer.unref();
     timers.set(key, timer);
   };
 
-  for (const kind of FINALIZED_KINDS) {
+  const consider = (kind: KindName, object: StoredObject, delayMs: number) => {
+    if (!object.metadata.deletionTimestamp) return;
+    const key = `${kind}/${object.metadata.name}`;
+    if (!FINALIZED_KINDS.has(kind) || graceOver.has(key)) {
+      if (!hasFinalizers(object)) remove(kind, object);
+    } else if (!timers.has(key)) schedule(kind, object, delayMs);
+  };
+
+  const forget = (kind: KindName, name: string) => {
+    const key = `${kind}/${name}`;
+    clearTimeout(timers.get(key));
+    timers.delete(key);
+    graceOver.delete(key);
+  };
+
+  const unsubscribe = store.subscribe((event) => {
+    if (event.type === "DELETED") forget(event.kind, event.object.metadata.name);
+    else consider(event.kind, event.object, graceMs);
+  });
+  for (const kind of KIND_NAMES) {
     for (const object of store.list(kind)) {
       const markedAt = Date.parse(object.metadata.deletionTimestamp ?? "");
-      schedule(kind, object, Math.max(0, markedAt + graceMs - Date.now()));
+      consider(kind, object, Math.max(0, markedAt + graceMs - Date.now()));
     }
   }
-  const unsubscribe = store.subscribe((event) => {
-    if (event.type !== "DELETED") schedule(event.kind, event.object, graceMs);
-  });
 
   return () => {
     unsubscribe();
     for (const timer of timers.values()) clearTimeout(timer);
     timers.clear();
+    graceOver.clear();
   };
 }

@@ -1,5 +1,6 @@
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
 import type { DeleteTarget, ObjectStore, StoredObject, WatchEvent } from "../storage";
+import { Propagation } from "./propagation";
 
 /**
  * Kubernetes' background cascading deletion: an object whose owners are all gone is deleted, so
@@ -14,16 +15,25 @@ import type { DeleteTarget, ObjectStore, StoredObject, WatchEvent } from "../sto
  */
 export function startGarbageCollector(store: ObjectStore): () => void {
   const index = new OwnerIndex();
-  for (const kind of KIND_NAMES) for (const object of store.list(kind)) index.put(kind, object);
+  const propagation = new Propagation(store, index);
+  const objects = KIND_NAMES.flatMap((kind) => store.list(kind).map((object) => ({ kind, object })));
+  for (const { kind, object } of objects) index.put(kind, object);
   const unsubscribe = store.subscribeCommits((events) => {
     const suspects = new Map<string, Dependent>();
+    // Owners that lost a dependent in this commit (a Foreground deletion may now finish).
+    const released = new Set<string>();
     for (const event of events) {
+      const before = index.ownersOf(event.kind, event.object.metadata.name);
       for (const dependent of index.apply(event)) suspects.set(dependent.key, dependent);
+      const after = index.ownersOf(event.kind, event.object.metadata.name);
+      for (const owner of before) if (!after.includes(owner)) released.add(owner);
     }
     collect(store, index.orphans(suspects.values()));
+    propagation.afterCommit(events, released);
   });
   // Subscribed first, so what the start-up pass deletes cascades (and leaves the index) like any deletion.
   collect(store, index.orphans(index.all()));
+  propagation.resume(objects);
   return unsubscribe;
 }
 
@@ -84,6 +94,23 @@ class OwnerIndex {
 
   all(): Iterable<Dependent> {
     return this.dependents.values();
+  }
+
+  /** The uids of the owners the object names (none for an object without owner references). */
+  ownersOf(kind: KindName, name: string): readonly string[] {
+    return this.dependents.get(keyOf(kind, name))?.owners ?? [];
+  }
+
+  dependentsOf(uid: string): Dependent[] {
+    return [...(this.byOwner.get(uid) ?? [])].flatMap((key) => this.dependents.get(key) ?? []);
+  }
+
+  /** The stored object that has `uid`. */
+  objectOf(uid: string): { kind: KindName; name: string } | undefined {
+    const key = this.live.get(uid);
+    if (key === undefined) return undefined;
+    const slash = key.indexOf("/");
+    return { kind: key.slice(0, slash) as KindName, name: key.slice(slash + 1) };
   }
 
   /** Those of `candidates` whose owners are all gone, as deletion targets pinned to their uid. */

@@ -3,6 +3,14 @@ import { startFinalizer } from "./finalizer";
 import { startGarbageCollector } from "./garbage-collector";
 
 export { FINALIZED_KINDS } from "./finalizer";
+export {
+  PROPAGATION_POLICIES,
+  type PropagationPolicy,
+  type Termination,
+  type TerminationOptions,
+  terminate,
+  terminationOf,
+} from "./termination";
 
 export interface LifecycleOptions {
   store: ObjectStore;

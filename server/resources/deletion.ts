@@ -1,14 +1,17 @@
 import { KINDS, type KindName } from "../../sdk/schema";
 import { badRequest, notFound, type Status, successStatus } from "../errors";
-import { FINALIZED_KINDS } from "../lifecycle";
-import { isRecord } from "../records";
 import {
-  checkPreconditions,
-  type ObjectStore,
-  type Preconditions,
-  type StoredObject,
-  timestamp,
-} from "../storage";
+  PROPAGATION_POLICIES,
+  type PropagationPolicy,
+  type TerminationOptions,
+  terminate,
+  terminationOf,
+} from "../lifecycle";
+import { isRecord } from "../records";
+import { type Query, single } from "../routes/query";
+import { checkPreconditions, type ObjectStore, type Preconditions, type StoredObject } from "../storage";
+import { parseDryRun } from "./dry-run";
+import { type FieldSelector, matchesFields } from "./field-selector";
 import { type LabelSelector, matchesSelector } from "./selector";
 
 export { preconditionFailed } from "../storage";
@@ -17,30 +20,99 @@ export type DeleteOutcome =
   | { code: 202; object: StoredObject; status?: undefined }
   | { code: 200; object: StoredObject; status: Status };
 
-/** The body of a DELETE, as far as this server supports Kubernetes' `DeleteOptions`. */
-export interface DeleteOptions {
+/**
+ * Kubernetes' `DeleteOptions`: preconditions, the propagation policy (what happens to the objects the
+ * deleted one owns), the grace period (0 removes a Proxy at once) and dry run.
+ */
+export interface DeleteOptions extends TerminationOptions {
   preconditions?: Preconditions;
+  /** `dryRun: ["All"]`: answer what the deletion would do, change nothing. */
+  dryRun?: boolean;
 }
 
-/** DeleteOptions fields Kubernetes has and this server does not support yet, with what it does instead. */
-const UNSUPPORTED_FIELDS: Readonly<Record<string, string>> = {
-  propagationPolicy:
-    "objects the deleted one owns are always deleted in the background (as with propagationPolicy Background)",
-  gracePeriodSeconds: "a Proxy always terminates after the server's grace period; other kinds go at once",
-  orphanDependents: "objects the deleted one owns are always deleted with it, never orphaned",
-  dryRun: "every DELETE is carried out",
-};
+/** The DeleteOptions fields Kubernetes also reads from the query string (all but preconditions). */
+export const DELETE_PARAMETERS = [
+  "propagationPolicy",
+  "gracePeriodSeconds",
+  "orphanDependents",
+  "dryRun",
+] as const;
 
 const API_VERSIONS: ReadonlySet<unknown> = new Set(["v1", "meta.k8s.io/v1"]);
 
 /**
- * Reads the optional body of a DELETE: Kubernetes' `DeleteOptions` (`kind` and `apiVersion` may be left
- * out, as the Kubernetes API server defaults them). Only `preconditions` is supported; a field this
- * server does not support, an unknown field or a malformed value is 400, never ignored: ignoring
- * `dryRun` would delete for real, ignoring a misspelt `precondition` would delete unconditionally.
- * As in Kubernetes, a field set to null counts as left out.
+ * Reads the DeleteOptions of a DELETE: the optional body (Kubernetes' `DeleteOptions`; `kind` and
+ * `apiVersion` may be left out, as the Kubernetes API server defaults them) and the query parameters
+ * Kubernetes also takes (`propagationPolicy`, `gracePeriodSeconds`, `orphanDependents`, `dryRun`). A field
+ * given both ways must say the same. An unknown field or a malformed value is 400, never ignored: ignoring
+ * `dryRun` would delete for real, ignoring a misspelt `precondition` would delete unconditionally. As in
+ * Kubernetes, a field set to null counts as left out.
  */
-export function readDeleteOptions(body: unknown): DeleteOptions {
+export function readDeleteOptions(body: unknown, query: Query = {}): DeleteOptions {
+  const fromBody = readDeleteBody(body);
+  const fromQuery = readDeleteQuery(query);
+  const options: DeleteOptions = { ...fromBody };
+  for (const field of ["propagationPolicy", "gracePeriodSeconds", "dryRun"] as const) {
+    const given = fromQuery[field];
+    if (given === undefined) continue;
+    const inBody = fromBody[field];
+    if (inBody !== undefined && inBody !== given) {
+      throw badRequest(
+        `${field}: the query parameter says ${JSON.stringify(given)} and the DeleteOptions body ${JSON.stringify(inBody)}; give it once`,
+      );
+    }
+    Object.assign(options, { [field]: given });
+  }
+  return options;
+}
+
+function readDeleteQuery(query: Query): DeleteOptions {
+  const options: DeleteOptions = {};
+  const policy = single(query, "propagationPolicy");
+  if (policy !== undefined && policy !== "")
+    options.propagationPolicy = readPolicy(policy, "propagationPolicy");
+  const grace = single(query, "gracePeriodSeconds");
+  if (grace !== undefined && grace !== "") {
+    if (!/^\d+$/.test(grace) || !Number.isSafeInteger(Number(grace)))
+      throw badRequest(`gracePeriodSeconds: "${grace}" is not a whole number of seconds (0 or more)`);
+    options.gracePeriodSeconds = Number(grace);
+  }
+  const orphan = single(query, "orphanDependents");
+  if (orphan !== undefined && orphan !== "") {
+    if (orphan !== "true" && orphan !== "false")
+      throw badRequest(`orphanDependents: "${orphan}" is not a boolean; use true or false`);
+    options.propagationPolicy = orphanPolicy(
+      orphan === "true",
+      options.propagationPolicy,
+      "orphanDependents",
+    );
+  }
+  if (parseDryRun(query.dryRun)) options.dryRun = true;
+  return options;
+}
+
+function readPolicy(value: unknown, where: string): PropagationPolicy {
+  if ((PROPAGATION_POLICIES as readonly unknown[]).includes(value)) return value as PropagationPolicy;
+  throw badRequest(
+    `${where}: Unsupported value: ${describe(value)}: supported values: ${PROPAGATION_POLICIES.map((p) => `"${p}"`).join(", ")}`,
+  );
+}
+
+/** The deprecated `orphanDependents` as the policy it means; it cannot be given beside a policy. */
+function orphanPolicy(
+  orphan: boolean,
+  policy: PropagationPolicy | undefined,
+  where: string,
+): PropagationPolicy {
+  if (policy !== undefined) {
+    throw badRequest(
+      `${where}: orphanDependents and propagationPolicy cannot be both set; use propagationPolicy (Orphan, Background or Foreground)`,
+    );
+  }
+  return orphan ? "Orphan" : "Background";
+}
+
+function readDeleteBody(body: unknown): DeleteOptions {
   if (body === undefined) return {};
   if (!isRecord(body)) {
     throw badRequest(
@@ -66,16 +138,39 @@ export function readDeleteOptions(body: unknown): DeleteOptions {
       case "preconditions":
         options.preconditions = readPreconditions(value);
         break;
-      default: {
-        if (Object.hasOwn(UNSUPPORTED_FIELDS, field))
+      case "propagationPolicy":
+        options.propagationPolicy = readPolicy(value, "DeleteOptions.propagationPolicy");
+        break;
+      case "gracePeriodSeconds":
+        if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
           throw badRequest(
-            `DeleteOptions.${field} is not supported by this server yet (${UNSUPPORTED_FIELDS[field]}); leave it out`,
+            `DeleteOptions.gracePeriodSeconds must be a whole number of seconds (0 or more), not ${describe(value)}`,
           );
+        options.gracePeriodSeconds = value;
+        break;
+      case "orphanDependents":
+        break;
+      case "dryRun":
+        if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string"))
+          throw badRequest(`DeleteOptions.dryRun must be a list such as ["All"], not ${describe(value)}`);
+        if (value.length > 0 && parseDryRun(value)) options.dryRun = true;
+        break;
+      default:
         throw badRequest(
-          `DeleteOptions.${field} is not a field of DeleteOptions; the supported fields are kind, apiVersion and preconditions`,
+          `DeleteOptions.${field} is not a field of DeleteOptions; the supported fields are kind, apiVersion, preconditions, propagationPolicy, orphanDependents, gracePeriodSeconds and dryRun`,
         );
-      }
     }
+  }
+  // The deprecated flag is read last, so it conflicts with a policy whatever the order of the fields.
+  const orphan = body.orphanDependents;
+  if (orphan !== undefined && orphan !== null) {
+    if (typeof orphan !== "boolean")
+      throw badRequest(`DeleteOptions.orphanDependents must be true or false, not ${describe(orphan)}`);
+    options.propagationPolicy = orphanPolicy(
+      orphan,
+      options.propagationPolicy,
+      "DeleteOptions.orphanDependents",
+    );
   }
   return options;
 }
@@ -114,11 +209,12 @@ function describe(value: unknown): string {
 }
 
 /**
- * Deletes one object as Kubernetes does. A finalized kind (Proxy) is only marked with a
- * `deletionTimestamp` (202, the object in the body; again 202 while it terminates) and the lifecycle's
- * finalizer removes it; any other kind goes at once (200 and a Success Status). Owned objects follow
- * through the garbage collector. Preconditions are checked first (409 Conflict when one fails), before
- * a Proxy is marked too.
+ * Deletes one object as Kubernetes does. Preconditions are checked first (409 Conflict when one fails).
+ * Then the lifecycle's rules (lifecycle/termination.ts): an object with finalizers (user-set, or the one a
+ * Foreground or Orphan policy sets) or a Proxy within its grace period is marked with a
+ * `deletionTimestamp` (202, the object in the body; again 202 while it terminates); anything else goes at
+ * once (200 and a Success Status), as does a mark the lifecycle could finish at once. Owned objects
+ * follow through the garbage collector. A dry run answers the same and changes nothing.
  */
 export function deleteObject(
   store: ObjectStore,
@@ -128,25 +224,28 @@ export function deleteObject(
 ): DeleteOutcome {
   const existing = store.get(kind, name);
   if (!existing) throw notFound(kind, name);
-  if (FINALIZED_KINDS.has(kind)) {
-    checkPreconditions(kind, existing, options.preconditions);
-    return { code: 202, object: mark(store, kind, existing) };
+  checkPreconditions(kind, existing, options.preconditions);
+  if (options.dryRun) {
+    const termination = terminationOf(kind, existing, options);
+    return termination.remove ? gone(kind, existing) : { code: 202, object: termination.marked };
   }
-  // The store checks the preconditions and removes in one step.
-  const deleted = store.delete(kind, name, options.preconditions);
-  if (!deleted) throw notFound(kind, name);
+  // Synchronous from the check on: nothing can change the object between the preconditions and this.
+  const outcome = terminate(store, kind, existing, options);
+  if (!outcome) throw notFound(kind, name);
+  return outcome.gone ? gone(kind, outcome.object) : { code: 202, object: outcome.object };
+}
+
+function gone(kind: KindName, object: StoredObject): DeleteOutcome {
   const { group, plural } = KINDS[kind];
-  return {
-    code: 200,
-    object: deleted,
-    status: successStatus({ name, group, kind: plural, uid: deleted.metadata.uid }),
-  };
+  const { name, uid } = object.metadata;
+  return { code: 200, object, status: successStatus({ name, group, kind: plural, uid }) };
 }
 
 /**
  * One chunk of a delete-collection: the objects selected earlier that are still there as the same
- * incarnation and still match the selector, removed in one commit (a finalized kind: each marked). The
- * answer lists them as the deletion left them; what changed or went meanwhile is passed over, as
+ * incarnation and still match the selectors. Those that go at once are removed in one commit; those the
+ * lifecycle must finish (finalizers, a Proxy's grace) are each marked. The answer lists them as the
+ * deletion left them (a dry run: as it would); what changed or went meanwhile is passed over, as
  * Kubernetes passes over what it no longer finds.
  */
 export function deleteSelected(
@@ -154,22 +253,27 @@ export function deleteSelected(
   kind: KindName,
   selected: readonly StoredObject[],
   selector: LabelSelector,
+  options: DeleteOptions = {},
+  fields: FieldSelector = [],
 ): StoredObject[] {
   const current = selected.flatMap((object) => {
     const found = store.get(kind, object.metadata.name);
     const same = found?.metadata.uid === object.metadata.uid;
-    return found && same && matchesSelector(selector, found.metadata.labels) ? [found] : [];
+    const matches = found && matchesSelector(selector, found.metadata.labels) && matchesFields(fields, found);
+    return found && same && matches ? [found] : [];
   });
-  if (FINALIZED_KINDS.has(kind)) return current.map((object) => mark(store, kind, object));
-  const targets = current.map(({ metadata: { name, uid } }) => ({ kind, name, uid }));
-  return store.deleteMany(targets).filter((object) => object !== undefined);
-}
-
-/** Marks a finalized kind's object for deletion; one already terminating stays as it is. */
-function mark(store: ObjectStore, kind: KindName, existing: StoredObject): StoredObject {
-  if (existing.metadata.deletionTimestamp) return existing;
-  return store.update(kind, {
-    ...existing,
-    metadata: { ...existing.metadata, deletionTimestamp: timestamp() },
-  });
+  const plans = current.map((object) => ({ object, termination: terminationOf(kind, object, options) }));
+  if (options.dryRun) {
+    return plans.map(({ object, termination }) => (termination.remove ? object : termination.marked));
+  }
+  const results = new Map<string, StoredObject>();
+  const removals = plans.filter(({ termination }) => termination.remove).map(({ object }) => object);
+  const targets = removals.map(({ metadata: { name, uid } }) => ({ kind, name, uid }));
+  for (const removed of store.deleteMany(targets)) if (removed) results.set(removed.metadata.name, removed);
+  for (const { object, termination } of plans) {
+    if (termination.remove) continue;
+    const outcome = terminate(store, kind, object, options);
+    if (outcome) results.set(object.metadata.name, outcome.object);
+  }
+  return current.flatMap((object) => results.get(object.metadata.name) ?? []);
 }

@@ -11,6 +11,8 @@ import {
   withManagedFields,
 } from "./apply";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
+import { wouldCreate, wouldUpdate } from "./dry-run";
+import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
 import { continueAfter, continueToken } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
 import { redactObject } from "./redaction";
@@ -25,8 +27,12 @@ export interface ObjectList {
 
 export interface ListQuery {
   selector: LabelSelector;
+  /** `fieldSelector`: `metadata.name` (and `metadata.namespace`, always "" here). */
+  fields?: FieldSelector;
   limit?: number;
   continue?: string;
+  /** The resourceVersion the list is at (an `Exact` read at a version nothing has changed since). */
+  resourceVersion?: string;
 }
 
 /** How many objects a delete-collection removes in one commit before it lets other requests run. */
@@ -46,26 +52,50 @@ export class ResourceOperations {
 
   /** In name order; a page costs what it returns (the store keeps names sorted), not the whole collection. */
   list(query: ListQuery): ObjectList {
+    const fields = query.fields ?? [];
     const where =
-      query.selector.length === 0
+      query.selector.length === 0 && fields.length === 0
         ? undefined
-        : (object: StoredObject) => matchesSelector(query.selector, object.metadata.labels);
-    const page = this.store.page(this.kind, {
-      after: continueAfter(query.continue),
-      limit: query.limit,
-      where,
-    });
+        : (object: StoredObject) =>
+            matchesSelector(query.selector, object.metadata.labels) && matchesFields(fields, object);
+    const after = continueAfter(query.continue);
+    // A selector that pins the name is a lookup, not a scan (kubectl delete --wait lists this way).
+    const name = selectedName(fields);
+    const page =
+      name === undefined
+        ? this.store.page(this.kind, { after, limit: query.limit, where })
+        : this.pageOfOne(name, after, where);
     const last = page.items.at(-1)?.metadata.name;
-    return this.listOf(page.items, {
+    const list = this.listOf(page.items, {
       ...(page.more && last !== undefined && { continue: continueToken(last) }),
       ...(page.remaining !== undefined && { remainingItemCount: page.remaining }),
     });
+    if (query.resourceVersion !== undefined) list.metadata.resourceVersion = query.resourceVersion;
+    return list;
   }
 
-  /** `manager` is the field manager the write is recorded under (managedFields). */
-  create(body: unknown, fieldValidation: FieldValidation, manager = ""): Written {
+  private pageOfOne(
+    name: string,
+    after: string | undefined,
+    where: ((object: StoredObject) => boolean) | undefined,
+  ) {
+    const found = this.store.get(this.kind, name);
+    const items =
+      found && (after === undefined || name > after) && (where === undefined || where(found)) ? [found] : [];
+    return { items, more: false, remaining: undefined };
+  }
+
+  /**
+   * `manager` is the field manager the write is recorded under (managedFields). `dryRun`: admitted and
+   * answered as created, but not stored (see dry-run.ts).
+   */
+  create(body: unknown, fieldValidation: FieldValidation, manager = "", dryRun = false): Written {
     const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
-    return { object: this.store.create(this.kind, this.owned(undefined, object, manager, body)), warnings };
+    const owned = this.owned(undefined, object, manager, body);
+    return {
+      object: dryRun ? wouldCreate(this.kind, this.store, owned) : this.store.create(this.kind, owned),
+      warnings,
+    };
   }
 
   get(name: string): StoredObject {
@@ -73,7 +103,13 @@ export class ResourceOperations {
   }
 
   /** PUT: the body is the whole object, and must name the version it replaces. */
-  replace(name: string, body: unknown, fieldValidation: FieldValidation, manager = ""): Written {
+  replace(
+    name: string,
+    body: unknown,
+    fieldValidation: FieldValidation,
+    manager = "",
+    dryRun = false,
+  ): Written {
     const envelope = readEnvelope(this.kind, body);
     this.checkName(envelope.metadata.name, name);
     const existing = this.require(name);
@@ -87,7 +123,7 @@ export class ResourceOperations {
         },
       ]);
     }
-    return this.update(existing, envelope, fieldValidation, manager, body);
+    return this.update(existing, envelope, fieldValidation, manager, body, dryRun);
   }
 
   /**
@@ -100,13 +136,14 @@ export class ResourceOperations {
     patch: unknown,
     fieldValidation: FieldValidation,
     manager = "",
+    dryRun = false,
   ): Written {
     const existing = this.require(name);
     const patched = applyPatchDocument(type, redactObject(existing), patch);
     const envelope = readEnvelope(this.kind, patched);
     this.checkName(envelope.metadata.name, name);
     envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    return this.update(existing, envelope, fieldValidation, manager, patched);
+    return this.update(existing, envelope, fieldValidation, manager, patched, dryRun);
   }
 
   /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
@@ -124,18 +161,22 @@ export class ResourceOperations {
    * /healthz) are answered while a large collection is deleted. Objects created meanwhile are not
    * deleted; objects that went meanwhile are not listed.
    */
-  async deleteCollection(selector: LabelSelector, options: DeleteOptions = {}): Promise<ObjectList> {
+  async deleteCollection(
+    selector: LabelSelector,
+    options: DeleteOptions = {},
+    fields: FieldSelector = [],
+  ): Promise<ObjectList> {
     if (options.preconditions !== undefined) {
       throw badRequest(
         "DeleteOptions.preconditions name one object: send them with a DELETE of that object, not of the collection",
       );
     }
-    const selected = this.select(selector);
+    const selected = this.select(selector, fields);
     const deleted: StoredObject[] = [];
     for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
-      deleted.push(...deleteSelected(this.store, this.kind, chunk, selector));
+      deleted.push(...deleteSelected(this.store, this.kind, chunk, selector, options, fields));
     }
     return this.listOf(deleted, {});
   }
@@ -146,6 +187,7 @@ export class ResourceOperations {
     fieldValidation: FieldValidation,
     manager: string,
     body: unknown,
+    dryRun = false,
   ): Written {
     // A uid in the body names the object the client means: another one under the name is a 409.
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
@@ -153,7 +195,11 @@ export class ResourceOperations {
       throw conflict(this.kind, existing.metadata.name);
     }
     const { object, warnings } = admit(this.kind, envelope, fieldValidation, existing);
-    return { object: this.store.update(this.kind, this.owned(existing, object, manager, body)), warnings };
+    const owned = this.owned(existing, object, manager, body);
+    return {
+      object: dryRun ? wouldUpdate(this.kind, this.store, owned) : this.store.update(this.kind, owned),
+      warnings,
+    };
   }
 
   /** The admitted object with its managedFields after this write (an `Update` by `manager`). */
@@ -168,8 +214,10 @@ export class ResourceOperations {
     return withManagedFields(object, managedFields);
   }
 
-  private select(selector: LabelSelector): StoredObject[] {
-    return this.store.list(this.kind).filter((object) => matchesSelector(selector, object.metadata.labels));
+  private select(selector: LabelSelector, fields: FieldSelector): StoredObject[] {
+    return this.store
+      .list(this.kind)
+      .filter((object) => matchesSelector(selector, object.metadata.labels) && matchesFields(fields, object));
   }
 
   private listOf(

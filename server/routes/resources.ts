@@ -4,17 +4,35 @@ import { parseFieldValidation } from "../admission";
 import { APPLY_PATCH_TYPE, applyOptionsOf, patchParameters, writeManager } from "../http/apply-patch";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
 import { addWarnings } from "../http/warnings";
-import { readDeleteOptions } from "../resources/deletion";
+import { DELETE_PARAMETERS, readDeleteOptions } from "../resources/deletion";
+import { parseDryRun } from "../resources/dry-run";
+import { parseFieldSelector } from "../resources/field-selector";
+import {
+  checkReadVersion,
+  GET_PARAMETERS,
+  LIST_PARAMETERS,
+  parseGetOptions,
+  parseListOptions,
+} from "../resources/list-options";
 import { ResourceOperations } from "../resources/operations";
-import { parseLimit } from "../resources/paging";
 import { PATCH_TYPES, type PatchType } from "../resources/patch";
 import { parseLabelSelector } from "../resources/selector";
+import {
+  negotiateTable,
+  parseIncludeObject,
+  type TableOptions,
+  tableContentType,
+  tableOf,
+} from "../resources/table";
 import type { ObjectStore } from "../storage";
 import { onlyParameters, type Query, single } from "./query";
+import { serveWatch, type Watches } from "./watch";
 
 export interface ResourceRoutesOptions {
   kind: KindName;
   store: ObjectStore;
+  /** The app's watch support (event history, open watches). */
+  watches: Watches;
 }
 
 interface ItemRequest {
@@ -26,33 +44,44 @@ interface ItemRequest {
  * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`. Bodies leave through
  * the redaction hook; errors through the Status error handler.
  */
-export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (fastify, { kind, store }) => {
+export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
+  fastify,
+  { kind, store, watches },
+) => {
   const operations = new ResourceOperations(kind, store);
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
-  const writeParameters = onlyParameters("fieldValidation", "fieldManager");
+  const writeParameters = onlyParameters("fieldValidation", "fieldManager", "dryRun");
   const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
   // An apply patch (server-side apply) has parameters of its own: see http/apply-patch.ts.
   const patchBody = {
     onRequest: acceptMediaTypes([...PATCH_TYPES, APPLY_PATCH_TYPE], true),
-    preValidation: patchParameters("fieldValidation", "fieldManager", "force"),
+    preValidation: patchParameters("fieldValidation", "fieldManager", "force", "dryRun"),
   };
-  const listParameters = { preValidation: onlyParameters("labelSelector", "limit", "continue") };
-  // A DELETE may carry DeleteOptions as JSON; its query parameters stay refused (Kubernetes does not read
-  // preconditions from the query, and the other DeleteOptions fields are not supported yet).
+  const listParameters = { preValidation: onlyParameters(...LIST_PARAMETERS) };
+  const getParameters = { preValidation: onlyParameters(...GET_PARAMETERS) };
+  // A DELETE may carry DeleteOptions as JSON, and all of them but preconditions as query parameters.
   const deleteBody = (...parameters: string[]) => ({
     onRequest: [acceptMediaTypes([JSON_TYPE], false), emptyBodyIsNoBody],
     preValidation: onlyParameters(...parameters),
   });
 
-  fastify.get<{ Querystring: Query }>(collection, listParameters, async (request) =>
-    operations.list({
-      selector: parseLabelSelector(single(request.query, "labelSelector")),
-      limit: parseLimit(single(request.query, "limit")),
-      continue: single(request.query, "continue"),
-    }),
-  );
+  // A list, or with watch=true a watch; either as a Table when the Accept header asks for one.
+  fastify.get<{ Querystring: Query }>(collection, listParameters, async (request, reply) => {
+    const options = parseListOptions(request.query);
+    const table = tableOptions(request.headers.accept, request.query);
+    if (options.watch) return serveWatch(reply, watches.hub, kind, options, table, watches.settings);
+    const list = operations.list({
+      selector: options.labels,
+      fields: options.fields,
+      limit: options.limit,
+      continue: options.continue,
+      resourceVersion: checkReadVersion(kind, store, watches.hub.history, options),
+    });
+    if (table === undefined) return list;
+    return reply.type(tableContentType(table.version)).send(tableOf(kind, list.items, table, list.metadata));
+  });
 
   // 201: the object exists when the answer leaves (the write is committed synchronously) and the body
   // is the stored object; 202 would promise work still pending.
@@ -61,17 +90,35 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       request.body,
       fieldValidation(request.query),
       writeManager(request),
+      dryRun(request.query),
     );
     addWarnings(reply, warnings);
     return reply.code(201).send(object);
   });
 
-  fastify.delete<{ Querystring: Query }>(collection, deleteBody("labelSelector"), async (request) => {
-    const options = readDeleteOptions(request.body);
-    return operations.deleteCollection(parseLabelSelector(single(request.query, "labelSelector")), options);
+  const collectionDelete = deleteBody("labelSelector", "fieldSelector", ...DELETE_PARAMETERS);
+  fastify.delete<{ Querystring: Query }>(collection, collectionDelete, async (request) => {
+    const options = readDeleteOptions(request.body, request.query);
+    return operations.deleteCollection(
+      parseLabelSelector(single(request.query, "labelSelector")),
+      options,
+      parseFieldSelector(single(request.query, "fieldSelector")),
+    );
   });
 
-  fastify.get<ItemRequest>(item, async (request) => operations.get(request.params.name));
+  fastify.get<ItemRequest>(item, getParameters, async (request, reply) => {
+    const { name } = request.params;
+    const table = tableOptions(request.headers.accept, request.query);
+    const read = parseGetOptions(request.query);
+    // An Exact read at an older version is served when this object has not changed since (else 410).
+    checkReadVersion(kind, store, watches.hub.history, read, name);
+    const object = operations.get(name);
+    if (table === undefined) return object;
+    const { resourceVersion } = object.metadata;
+    return reply
+      .type(tableContentType(table.version))
+      .send(tableOf(kind, [object], table, { resourceVersion }));
+  });
 
   fastify.put<ItemRequest>(item, jsonBody, async (request, reply) => {
     const { object, warnings } = operations.replace(
@@ -79,6 +126,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       request.body,
       fieldValidation(request.query),
       writeManager(request),
+      dryRun(request.query),
     );
     addWarnings(reply, warnings);
     return object;
@@ -98,13 +146,14 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       request.body,
       fieldValidation(request.query),
       writeManager(request),
+      dryRun(request.query),
     );
     addWarnings(reply, warnings);
     return object;
   });
 
-  fastify.delete<ItemRequest>(item, deleteBody(), async (request, reply) => {
-    const outcome = operations.delete(request.params.name, readDeleteOptions(request.body));
+  fastify.delete<ItemRequest>(item, deleteBody(...DELETE_PARAMETERS), async (request, reply) => {
+    const outcome = operations.delete(request.params.name, readDeleteOptions(request.body, request.query));
     return reply.code(outcome.code).send(outcome.status ?? outcome.object);
   });
 };
@@ -123,4 +172,15 @@ async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
 
 function fieldValidation(query: Query) {
   return parseFieldValidation(single(query, "fieldValidation"));
+}
+
+function dryRun(query: Query): boolean {
+  return parseDryRun(query.dryRun);
+}
+
+/** The Table the Accept header asks for, with its `includeObject`; undefined for plain JSON. */
+function tableOptions(accept: string | undefined, query: Query): TableOptions | undefined {
+  const includeObject = parseIncludeObject(single(query, "includeObject"));
+  const version = negotiateTable(accept);
+  return version === undefined ? undefined : { version, includeObject };
 }

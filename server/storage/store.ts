@@ -296,10 +296,10 @@ export class Store implements ObjectStore {
 }
 
 /** Only the fields of ObjectMeta, always in the same order (as Kubernetes serializes them). */
-function orderedMetadata(fields: ObjectMeta): ObjectMeta {
+export function orderedMetadata(fields: ObjectMeta): ObjectMeta {
   const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
     fields;
-  const { labels, annotations, ownerReferences, managedFields } = fields;
+  const { labels, annotations, ownerReferences, finalizers, managedFields } = fields;
   return withoutUndefined({
     name,
     generateName,
@@ -311,6 +311,7 @@ function orderedMetadata(fields: ObjectMeta): ObjectMeta {
     labels,
     annotations,
     ownerReferences,
+    finalizers: finalizers?.length ? finalizers : undefined,
     managedFields,
   });
 }

@@ -61,7 +61,7 @@ export interface ObjectStore {
   /** Sets uid, resourceVersion, generation (1) and creationTimestamp. Throws ApiError AlreadyExists. */
   create(kind: KindName, obj: StoredObject): StoredObject;
   /**
-   * Replaces spec, the client-owned metadata (labels, annotations, ownerReferences) and managedFields (which
+   * Replaces spec, the client-owned metadata (labels, annotations, ownerReferences, finalizers) and managedFields (which
    * the API computes, server-side apply's record of who owns which field), and may set
    * `deletionTimestamp` (never clear it). `obj.metadata.resourceVersion` must equal the stored one
    * (ApiError Conflict otherwise; NotFound if absent). `generation` goes up by one when the spec

@@ -144,21 +144,31 @@ describe("DeleteOptions on DELETE", () => {
   describe("is refused with 400, the object left as it was, when", () => {
     const cases: [string, unknown, RegExp][] = [
       [
-        "propagationPolicy is set",
-        { propagationPolicy: "Foreground" },
-        /DeleteOptions\.propagationPolicy is not supported/,
+        "propagationPolicy is not a policy",
+        { propagationPolicy: "Sideways" },
+        /DeleteOptions\.propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan"/,
       ],
       [
-        "gracePeriodSeconds is set",
-        { gracePeriodSeconds: 0 },
-        /DeleteOptions\.gracePeriodSeconds is not supported/,
+        "gracePeriodSeconds is negative",
+        { gracePeriodSeconds: -1 },
+        /DeleteOptions\.gracePeriodSeconds must be a whole number of seconds/,
       ],
       [
-        "orphanDependents is set",
-        { orphanDependents: true },
-        /DeleteOptions\.orphanDependents is not supported/,
+        "orphanDependents is not a boolean",
+        { orphanDependents: "yes" },
+        /DeleteOptions\.orphanDependents must be true or false/,
       ],
-      ["dryRun is set", { kind: "DeleteOptions", dryRun: ["All"] }, /DeleteOptions\.dryRun is not supported/],
+      [
+        "orphanDependents comes with a propagationPolicy",
+        { orphanDependents: true, propagationPolicy: "Foreground" },
+        /orphanDependents and propagationPolicy cannot be both set/,
+      ],
+      [
+        "dryRun is not All",
+        { kind: "DeleteOptions", dryRun: ["Some"] },
+        /dryRun: Unsupported value: "Some": supported values: "All"/,
+      ],
+      ["dryRun is not a list", { dryRun: "All" }, /DeleteOptions\.dryRun must be a list/],
       ["a field is unknown", { precondition: { uid: "x" } }, /DeleteOptions\.precondition is not a field/],
       ["the body is not an object", [], /must be a DeleteOptions object/],
       ["the body is a string", '"x"', /must be a DeleteOptions object/],
@@ -222,9 +232,9 @@ describe("DeleteOptions on DELETE", () => {
       expect(reply.body.items).toHaveLength(1);
     });
 
-    it("refuses preconditions and unsupported fields, deleting nothing", async () => {
+    it("refuses preconditions and malformed fields, deleting nothing", async () => {
       await create("ServiceRevision", "a");
-      for (const body of [options({ uid: "x" }), { propagationPolicy: "Orphan" }]) {
+      for (const body of [options({ uid: "x" }), { propagationPolicy: "orphan" }]) {
         const reply = await server.call("DELETE", pathOf("ServiceRevision"), { body });
         expect(reply.status, reply.text).toBe(400);
       }

@@ -25,23 +25,24 @@ describe("errors are Kubernetes Status objects", () => {
     expectStatus(reply, 400, "BadRequest");
   });
 
-  it("refuses query parameters it does not support, rather than ignore them and widen a delete", async () => {
+  it("refuses query parameters it does not support or cannot read, rather than ignore them and widen a delete", async () => {
     const fieldSelector = await server.call(
       "DELETE",
-      `${pathOf("Proxy")}?fieldSelector=metadata.name%3Dother`,
+      `${pathOf("Proxy")}?fieldSelector=spec.provider%3Dother`,
     );
     expectStatus(fieldSelector, 400, "BadRequest");
-    expect(fieldSelector.body.message).toContain("fieldSelector");
+    expect(fieldSelector.body.message).toContain("fieldSelector: field label not supported: spec.provider");
     expectStatus(
       await server.call("DELETE", `${pathOf("Proxy")}?labelSelectr=team%3Dweb`),
       400,
       "BadRequest",
     );
-    expectStatus(await server.call("GET", `${pathOf("Proxy")}?watch=true`), 400, "BadRequest");
-    const dryRun = await server.call("POST", `${pathOf("Proxy")}?dryRun=All`, {
+    expectStatus(await server.call("GET", `${pathOf("Proxy")}?watch=maybe`), 400, "BadRequest");
+    const dryRun = await server.call("POST", `${pathOf("Proxy")}?dryRun=Everything`, {
       body: manifest("Proxy", "dry", {}),
     });
     expectStatus(dryRun, 400, "BadRequest");
+    expect(dryRun.body.message).toContain("dryRun");
     expect((await server.call("GET", pathOf("Proxy", "existing"))).status).toBe(200);
     expect((await server.call("GET", pathOf("Proxy", "dry"))).status).toBe(404);
   });

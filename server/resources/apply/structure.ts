@@ -45,6 +45,8 @@ export function objectStructure(kind: KindName): Structure {
             annotations: STRING_MAP,
             // Owner references are merged by uid and each one is atomic, as in Kubernetes' ObjectMeta.
             ownerReferences: { type: "list", keys: ["uid"], items: ATOMIC },
+            // A set of strings in Kubernetes; owned whole here (who last wrote the list owns it).
+            finalizers: ATOMIC,
           },
         },
         spec: fromSchema(SPECS[kind].schema),

@@ -1,0 +1,243 @@
+import { CONDITION_TYPES, type KindName } from "../../sdk/schema";
+import { badRequest } from "../errors";
+import { isRecord } from "../records";
+import type { StoredObject } from "../storage";
+import { redactObject } from "./redaction";
+
+/**
+ * Server-side printing (`meta.k8s.io` `Table`), what `kubectl get` asks for in its Accept header:
+ * `application/json;as=Table;v=v1;g=meta.k8s.io` (then the v1beta1 form, then plain JSON). Each kind has
+ * its own columns; the rows carry the object as `PartialObjectMetadata` (`includeObject=Metadata`, the
+ * default), whole (`Object`, secrets redacted like any response) or not at all (`None`).
+ */
+
+export type TableVersion = "v1" | "v1beta1";
+export type IncludeObject = "None" | "Metadata" | "Object";
+
+export interface TableOptions {
+  version: TableVersion;
+  includeObject: IncludeObject;
+}
+
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface TableRow {
+  cells: unknown[];
+  object?: unknown;
+}
+
+export interface Table {
+  kind: "Table";
+  apiVersion: string;
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  columnDefinitions: TableColumnDefinition[];
+  rows: TableRow[];
+}
+
+const NONE = "<none>";
+
+interface Column {
+  definition: TableColumnDefinition;
+  cell: (object: StoredObject, now: number) => unknown;
+}
+
+const column = (
+  name: string,
+  description: string,
+  cell: Column["cell"],
+  extra: Partial<TableColumnDefinition> = {},
+): Column => ({
+  definition: { name, type: "string", format: "", description, priority: 0, ...extra },
+  cell,
+});
+
+const NAME = column(
+  "Name",
+  "Name must be unique within the kind; a DNS-1123 subdomain.",
+  (object) => object.metadata.name,
+  { format: "name" },
+);
+const AGE = column(
+  "Age",
+  "How long ago the object was created (metadata.creationTimestamp).",
+  (object, now) => age(object.metadata.creationTimestamp, now),
+);
+
+const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
+  Proxy: [
+    NAME,
+    column("Provider", "Where the proxy is deployed (spec.provider).", (object) =>
+      text(object.spec.provider),
+    ),
+    AGE,
+  ],
+  Service: [
+    NAME,
+    column(
+      "Latest",
+      "The revision minted for the current template and bundle (status.latestRevision).",
+      (object) => text(object.status?.latestRevision),
+    ),
+    column("Live", "The revision selected to serve (status.liveRevision).", (object) =>
+      text(object.status?.liveRevision),
+    ),
+    column(
+      "Accepted",
+      "Whether a revision is minted for the current generation (the status of the Accepted condition).",
+      (object) => condition(object, CONDITION_TYPES.Accepted)?.status ?? NONE,
+    ),
+    AGE,
+    column(
+      "Reason",
+      "Why the Accepted condition has its status (its reason).",
+      (object) => condition(object, CONDITION_TYPES.Accepted)?.reason ?? NONE,
+      { priority: 1 },
+    ),
+  ],
+  ServiceRevision: [
+    NAME,
+    column("Service", "The Service that owns the revision (its controller owner reference).", (object) => {
+      const owners = object.metadata.ownerReferences ?? [];
+      const owner =
+        owners.find((ref) => ref.kind === "Service" && ref.controller) ??
+        owners.find((ref) => ref.kind === "Service");
+      return owner?.name ?? NONE;
+    }),
+    column("Digest", "The bundle's digest, shortened (spec.bundle.digest).", (object) =>
+      shortDigest(isRecord(object.spec.bundle) ? object.spec.bundle.digest : undefined),
+    ),
+    AGE,
+  ],
+};
+
+/**
+ * The Table form the Accept header asks for, if any: its media ranges in order, the first this server can
+ * answer wins (a Table of meta.k8s.io v1 or v1beta1, or plain JSON). A header asking for nothing this
+ * server serves gets plain JSON, as before Tables existed.
+ */
+export function negotiateTable(accept: string | undefined): TableVersion | undefined {
+  if (accept === undefined) return undefined;
+  for (const range of accept.split(",")) {
+    const [type = "", ...rawParameters] = range.split(";").map((part) => part.trim());
+    const mediaType = type.toLowerCase();
+    if (mediaType !== "application/json" && mediaType !== "application/*" && mediaType !== "*/*") continue;
+    const parameters = new Map(
+      rawParameters.map((parameter) => {
+        const [key = "", value = ""] = parameter.split("=").map((part) => part.trim());
+        return [key.toLowerCase(), value] as const;
+      }),
+    );
+    const as = parameters.get("as");
+    if (as === undefined) return undefined;
+    const version = parameters.get("v");
+    if (
+      as === "Table" &&
+      parameters.get("g") === "meta.k8s.io" &&
+      (version === "v1" || version === "v1beta1")
+    )
+      return version;
+  }
+  return undefined;
+}
+
+/** The `includeObject` query parameter (TableOptions): Metadata by default. */
+export function parseIncludeObject(value: string | undefined): IncludeObject {
+  if (value === undefined || value === "") return "Metadata";
+  if (value === "None" || value === "Metadata" || value === "Object") return value;
+  throw badRequest(`includeObject: "${value}" is not supported; use None, Metadata or Object`);
+}
+
+/** The media type of a Table answer, as the Kubernetes API server labels it. */
+export function tableContentType(version: TableVersion): string {
+  return `application/json;as=Table;v=${version};g=meta.k8s.io`;
+}
+
+export function columnDefinitions(kind: KindName): TableColumnDefinition[] {
+  return COLUMNS[kind].map((entry) => ({ ...entry.definition }));
+}
+
+/** A Table of `objects` (a list, one object, or one watch event's object). */
+export function tableOf(
+  kind: KindName,
+  objects: readonly StoredObject[],
+  options: TableOptions,
+  metadata: Table["metadata"] = {},
+  now = Date.now(),
+): Table {
+  return {
+    kind: "Table",
+    apiVersion: `meta.k8s.io/${options.version}`,
+    metadata,
+    columnDefinitions: columnDefinitions(kind),
+    rows: objects.map((object) => rowOf(kind, object, options, now)),
+  };
+}
+
+function rowOf(kind: KindName, object: StoredObject, options: TableOptions, now: number): TableRow {
+  const cells = COLUMNS[kind].map((entry) => entry.cell(object, now));
+  switch (options.includeObject) {
+    case "None":
+      return { cells };
+    case "Object":
+      return { cells, object: redactObject(object) };
+    case "Metadata":
+      return {
+        cells,
+        object: {
+          kind: "PartialObjectMetadata",
+          apiVersion: `meta.k8s.io/${options.version}`,
+          metadata: object.metadata,
+        },
+      };
+  }
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" && value !== "" ? value : NONE;
+}
+
+function condition(object: StoredObject, type: string): { status?: unknown; reason?: unknown } | undefined {
+  const conditions = object.status?.conditions;
+  if (!Array.isArray(conditions)) return undefined;
+  const found = conditions.find((entry) => isRecord(entry) && entry.type === type);
+  if (!isRecord(found)) return undefined;
+  return {
+    status: typeof found.status === "string" ? found.status : undefined,
+    reason: typeof found.reason === "string" ? found.reason : undefined,
+  };
+}
+
+/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits, as container tools shorten digests. */
+function shortDigest(digest: unknown): string {
+  if (typeof digest !== "string" || digest === "") return NONE;
+  const [algorithm, hex] = digest.split(":");
+  return hex === undefined ? digest.slice(0, 19) : `${algorithm}:${hex.slice(0, 12)}`;
+}
+
+/** Kubernetes' `duration.HumanDuration` of the time since `timestamp`: 45s, 3m20s, 12m, 5h30m, 3d4h, 2y10d. */
+export function age(timestamp: string | undefined, now = Date.now()): string {
+  const then = Date.parse(timestamp ?? "");
+  if (Number.isNaN(then)) return NONE;
+  const seconds = Math.trunc((now - then) / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${hours / 24}d` : `${Math.trunc(hours / 24)}d${hours % 24}h`;
+  const days = Math.trunc(hours / 24);
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.trunc(days / 365);
+  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}
