@@ -31,6 +31,8 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   /** Set while a two-phase deletion is in progress. */
   deletionTimestamp?: string;
+  /** The grace period a deletion asked for (`gracePeriodSeconds`), while the object terminates. */
+  deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];

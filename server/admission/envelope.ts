@@ -27,6 +27,7 @@ const SERVER_METADATA: ReadonlySet<string> = new Set([
   "generation",
   "creationTimestamp",
   "deletionTimestamp",
+  "deletionGracePeriodSeconds",
   // Computed by the API from each write (server/resources/apply); entries sent back are read there.
   "managedFields",
 ]);

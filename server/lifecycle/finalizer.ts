@@ -9,15 +9,20 @@ import type { ObjectStore, StoredObject } from "../storage";
 export const FINALIZED_KINDS: ReadonlySet<KindName> = new Set<KindName>(["Proxy"]);
 
 /**
- * Plays the production finalizer: removes a terminating Proxy `graceMs` after it was marked, and removes
- * any terminating object once its finalizers are all gone (a Proxy not before its grace is over), as
- * Kubernetes removes an object whose `deletionTimestamp` is set and whose finalizers list is empty.
- * Objects found terminating at start (the server stopped mid-grace) get what is left of theirs.
+ * Plays the production finalizer: removes a terminating Proxy once its grace period is over (the server's
+ * `graceMs`, or the `deletionGracePeriodSeconds` its deletion asked for), and removes any terminating
+ * object once its finalizers are all gone (a Proxy not before its grace is over), as Kubernetes removes an
+ * object whose `deletionTimestamp` is set and whose finalizers list is empty. Objects found terminating
+ * at start (the server stopped mid-grace) get what is left of theirs.
  */
 export function startFinalizer(store: ObjectStore, graceMs: number): () => void {
-  const timers = new Map<string, NodeJS.Timeout>();
+  const timers = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   /** Proxies whose grace is over but which wait for finalizers. */
   const graceOver = new Set<string>();
+  const graceOf = (object: StoredObject) => {
+    const seconds = object.metadata.deletionGracePeriodSeconds;
+    return seconds === undefined ? graceMs : seconds * 1000;
+  };
 
   const remove = (kind: KindName, object: StoredObject) => {
     // The same name may have been deleted and created again meanwhile: only remove what was marked
@@ -26,49 +31,60 @@ export function startFinalizer(store: ObjectStore, graceMs: number): () => void 
     store.deleteMany([{ kind, name, uid }]);
   };
 
+  const forget = (kind: KindName, name: string) => {
+    const key = `${kind}/${name}`;
+    clearTimeout(timers.get(key)?.timer);
+    timers.delete(key);
+    graceOver.delete(key);
+  };
+
+  /** A timer for the end of the grace; an earlier end (a shorter grace asked for later) replaces it. */
   const schedule = (kind: KindName, object: StoredObject, delayMs: number) => {
     const { name, uid } = object.metadata;
     const key = `${kind}/${name}`;
+    const due = Date.now() + delayMs;
+    const pending = timers.get(key);
+    if (pending !== undefined && pending.due <= due) return;
+    clearTimeout(pending?.timer);
     const timer = setTimeout(() => {
       timers.delete(key);
       const current = store.get(kind, name);
       if (current === undefined || current.metadata.uid !== uid) return;
-      if (hasFinalizers(current)) graceOver.add(key);
-      else remove(kind, current);
+      graceOver.add(key);
+      if (!hasFinalizers(current)) remove(kind, current);
     }, delayMs);
     timer.unref();
-    timers.set(key, timer);
+    timers.set(key, { timer, due });
   };
 
   const consider = (kind: KindName, object: StoredObject, delayMs: number) => {
     if (!object.metadata.deletionTimestamp) return;
     const key = `${kind}/${object.metadata.name}`;
-    if (!FINALIZED_KINDS.has(kind) || graceOver.has(key)) {
-      if (!hasFinalizers(object)) remove(kind, object);
-    } else if (!timers.has(key)) schedule(kind, object, delayMs);
-  };
-
-  const forget = (kind: KindName, name: string) => {
-    const key = `${kind}/${name}`;
-    clearTimeout(timers.get(key));
-    timers.delete(key);
-    graceOver.delete(key);
+    if (FINALIZED_KINDS.has(kind) && !graceOver.has(key)) {
+      if (delayMs > 0) {
+        schedule(kind, object, delayMs);
+        return;
+      }
+      forget(kind, object.metadata.name);
+      graceOver.add(key);
+    }
+    if (!hasFinalizers(object)) remove(kind, object);
   };
 
   const unsubscribe = store.subscribe((event) => {
     if (event.type === "DELETED") forget(event.kind, event.object.metadata.name);
-    else consider(event.kind, event.object, graceMs);
+    else consider(event.kind, event.object, graceOf(event.object));
   });
   for (const kind of KIND_NAMES) {
     for (const object of store.list(kind)) {
       const markedAt = Date.parse(object.metadata.deletionTimestamp ?? "");
-      consider(kind, object, Math.max(0, markedAt + graceMs - Date.now()));
+      consider(kind, object, Math.max(0, markedAt + graceOf(object) - Date.now()));
     }
   }
 
   return () => {
     unsubscribe();
-    for (const timer of timers.values()) clearTimeout(timer);
+    for (const { timer } of timers.values()) clearTimeout(timer);
     timers.clear();
     graceOver.clear();
   };

@@ -11,7 +11,7 @@ export const PROPAGATION_POLICIES: readonly PropagationPolicy[] = ["Foreground",
 export interface TerminationOptions {
   /** Unset: Background, unless the object already carries a propagation finalizer (kept, as in Kubernetes). */
   propagationPolicy?: PropagationPolicy;
-  /** 0 removes a Proxy at once (no drain); any other value leaves the server's grace period. */
+  /** A Proxy's grace period (default: the server's); 0 removes it at once (no drain). Other kinds go at once. */
   gracePeriodSeconds?: number;
 }
 
@@ -22,8 +22,10 @@ export type Termination = { remove: true } | { remove: false; marked: StoredObje
  * How a deletion goes, as Kubernetes' registry decides it: the propagation policy becomes a finalizer
  * (`foregroundDeletion`: the object goes after its dependents; `orphan`: once they no longer name it), and
  * an object that has finalizers, or is a Proxy within its grace period, is only marked with a
- * `deletionTimestamp`; anything else is removed at once. Deleting an object already marked changes only
- * its propagation finalizers (a Proxy deleted with `gracePeriodSeconds: 0` and no finalizers left goes).
+ * `deletionTimestamp`; anything else is removed at once. A Proxy's grace is the server's, or
+ * `gracePeriodSeconds` when given (kept as `deletionGracePeriodSeconds`; 0 removes it at once when no
+ * finalizer holds it). Deleting an object already marked changes only its propagation finalizers and may
+ * shorten its grace period, never lengthen it.
  */
 export function terminationOf(
   kind: KindName,
@@ -32,19 +34,29 @@ export function terminationOf(
 ): Termination {
   const before = existing.metadata.finalizers ?? [];
   const finalizers = propagationFinalizers(before, options.propagationPolicy);
-  const graceful = FINALIZED_KINDS.has(kind) && options.gracePeriodSeconds !== 0;
+  const finalized = FINALIZED_KINDS.has(kind);
+  const graceful = finalized && options.gracePeriodSeconds !== 0;
   if (finalizers.length === 0 && !graceful) return { remove: true };
   const { finalizers: _previous, ...metadata } = existing.metadata;
+  const stored = existing.metadata.deletionGracePeriodSeconds;
+  const grace =
+    finalized &&
+    options.gracePeriodSeconds !== undefined &&
+    (stored === undefined || options.gracePeriodSeconds < stored)
+      ? options.gracePeriodSeconds
+      : stored;
   const marked: StoredObject = {
     ...existing,
     metadata: {
       ...metadata,
       deletionTimestamp: existing.metadata.deletionTimestamp ?? timestamp(),
+      ...(grace !== undefined && { deletionGracePeriodSeconds: grace }),
       ...(finalizers.length > 0 && { finalizers }),
     },
   };
   const changed =
     existing.metadata.deletionTimestamp === undefined ||
+    grace !== stored ||
     !isDeepStrictEqual(new Set(before), new Set(finalizers));
   return { remove: false, marked, changed };
 }

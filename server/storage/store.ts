@@ -113,6 +113,7 @@ export class Store implements ObjectStore {
         generation: 1,
         creationTimestamp: timestamp(),
         deletionTimestamp: undefined,
+        deletionGracePeriodSeconds: undefined,
       }),
       spec: copyJson(obj.spec),
       ...(obj.status && { status: copyJson(obj.status) }),
@@ -138,6 +139,10 @@ export class Store implements ObjectStore {
         resourceVersion: String(version),
         generation: specChanged ? generation + 1 : generation,
         deletionTimestamp: deletionTimestamp ?? obj.metadata.deletionTimestamp,
+        deletionGracePeriodSeconds: shorterGrace(
+          existing.metadata.deletionGracePeriodSeconds,
+          obj.metadata.deletionGracePeriodSeconds,
+        ),
       }),
       spec: copyJson(obj.spec),
       ...(existing.status && { status: existing.status }),
@@ -295,11 +300,18 @@ export class Store implements ObjectStore {
   }
 }
 
+/** A terminating object's grace period can only be shortened (as in Kubernetes), never dropped. */
+function shorterGrace(stored: number | undefined, given: number | undefined): number | undefined {
+  if (given === undefined) return stored;
+  return stored === undefined ? given : Math.min(stored, given);
+}
+
 /** Only the fields of ObjectMeta, always in the same order (as Kubernetes serializes them). */
 export function orderedMetadata(fields: ObjectMeta): ObjectMeta {
   const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
     fields;
-  const { labels, annotations, ownerReferences, finalizers, managedFields } = fields;
+  const { deletionGracePeriodSeconds, labels, annotations, ownerReferences, finalizers, managedFields } =
+    fields;
   return withoutUndefined({
     name,
     generateName,
@@ -308,6 +320,7 @@ export function orderedMetadata(fields: ObjectMeta): ObjectMeta {
     generation,
     creationTimestamp,
     deletionTimestamp,
+    deletionGracePeriodSeconds,
     labels,
     annotations,
     ownerReferences,
