@@ -3,20 +3,26 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POLICIES } from "../../policies/policies";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
+import { copyRepository, type RepoCopy } from "./repo-copy";
 
 const pack = path.resolve(__dirname, "../../policies");
-const example = path.resolve(__dirname, "../../examples/policy-violations");
 const named = (level: string) => POLICIES.filter((p) => p.enforcementLevel === level).map((p) => p.name);
 
 describe("the policy pack through `pulumi preview --policy-pack`", () => {
   let t: TestStack;
+  // The stack's config file goes into the example's folder: a copy, never the real examples/.
+  let copy: RepoCopy;
 
   beforeAll(async () => {
-    t = await createTestStack(example);
+    copy = copyRepository("policy");
+    t = await createTestStack(path.join(copy.dir, "examples/policy-violations"));
     // The pack reports every violation of the stack at once; the provider's check would stop at the first.
     await t.stack.setConfig("exampledev:deferValidationToPolicies", { value: "true" });
   });
-  afterAll(async () => t?.dispose());
+  afterAll(async () => {
+    await t?.dispose();
+    copy?.dispose();
+  });
 
   /** Runs the preview with `fixed`/`violate` set; returns whether it passed and everything the CLI printed. */
   async function preview(config: { fixed?: boolean; violate?: string[] }, policyPackConfig?: object) {
