@@ -153,9 +153,12 @@ export function parseIncludeObject(value: string | undefined): IncludeObject {
   throw badRequest(`includeObject: "${value}" is not supported; use None, Metadata or Object`);
 }
 
-/** The media type of a Table answer, as the Kubernetes API server labels it. */
+/**
+ * The media type of a Table answer, as the Kubernetes API server labels it (with the charset, so fastify
+ * keeps the header as written instead of rewriting its parameters).
+ */
 export function tableContentType(version: TableVersion): string {
-  return `application/json;as=Table;v=${version};g=meta.k8s.io`;
+  return `application/json;as=Table;v=${version};g=meta.k8s.io;charset=utf-8`;
 }
 
 export function columnDefinitions(kind: KindName): TableColumnDefinition[] {

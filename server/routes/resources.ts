@@ -80,7 +80,9 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       resourceVersion: checkReadVersion(kind, store, watches.hub.history, options),
     });
     if (table === undefined) return list;
-    return reply.type(tableContentType(table.version)).send(tableOf(kind, list.items, table, list.metadata));
+    return reply
+      .header("content-type", tableContentType(table.version))
+      .send(tableOf(kind, list.items, table, list.metadata));
   });
 
   // 201: the object exists when the answer leaves (the write is committed synchronously) and the body
@@ -116,7 +118,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     if (table === undefined) return object;
     const { resourceVersion } = object.metadata;
     return reply
-      .type(tableContentType(table.version))
+      .header("content-type", tableContentType(table.version))
       .send(tableOf(kind, [object], table, { resourceVersion }));
   });
 
