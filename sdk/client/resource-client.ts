@@ -13,6 +13,8 @@ import { resourcePath, withQuery } from "./paths";
 import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
 import type { HttpRequest, HttpResponse, Sleep, Transport } from "./transport";
 import type {
+  ApplyConfiguration,
+  ApplyOptions,
   CallOptions,
   CreateOptions,
   DeleteCollectionOptions,
@@ -32,6 +34,9 @@ const PATCH_CONTENT_TYPES = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
 } as const;
+
+/** Server-side apply's media type; the body is JSON, which is YAML. */
+const APPLY_CONTENT_TYPE = "application/apply-patch+yaml";
 
 /** What every call of one client shares. */
 export interface ResourceClientContext {
@@ -73,12 +78,12 @@ class KindClient<T, I> implements ResourceClient<T, I> {
   }
 
   async create(object: I, options: CreateOptions = {}): Promise<T> {
-    const { createToken, fieldValidation, ...call } = options;
+    const { createToken, fieldValidation, fieldManager, dryRun, ...call } = options;
     const name = nameOf(object);
     if (createToken !== undefined && name === undefined) {
       throw new TypeError("createToken needs metadata.name: an object without a name cannot be looked up");
     }
-    const path = withQuery(resourcePath(this.kind), { fieldValidation });
+    const path = withQuery(resourcePath(this.kind), { fieldValidation, fieldManager, dryRun });
     const body = this.envelope(createToken === undefined ? object : withCreateToken(object, createToken));
     const recognisesOwnCreate = createToken !== undefined;
     let error: Error;
@@ -90,7 +95,8 @@ class KindClient<T, I> implements ResourceClient<T, I> {
       if (!(failure instanceof TransportError)) throw failure;
       error = failure;
     }
-    if (createToken === undefined || name === undefined || !mayHaveStored(error)) throw error;
+    // A dry run stores nothing: there is no create of ours to find.
+    if (createToken === undefined || name === undefined || dryRun || !mayHaveStored(error)) throw error;
     return this.findOwnCreate(name, createToken, error, call);
   }
 
@@ -107,8 +113,8 @@ class KindClient<T, I> implements ResourceClient<T, I> {
   }
 
   async deleteCollection(options: DeleteCollectionOptions = {}): Promise<void> {
-    const { labelSelector, ...call } = options;
-    const path = withQuery(resourcePath(this.kind), { labelSelector });
+    const { labelSelector, dryRun, ...call } = options;
+    const path = withQuery(resourcePath(this.kind), { labelSelector, dryRun });
     this.expect(await this.send({ method: "DELETE", path, ...call }));
   }
 
@@ -120,8 +126,8 @@ class KindClient<T, I> implements ResourceClient<T, I> {
   }
 
   async replace(name: string, object: I, options: WriteOptions = {}): Promise<T> {
-    const { fieldValidation, ...call } = options;
-    const path = withQuery(resourcePath(this.kind, name), { fieldValidation });
+    const { fieldValidation, fieldManager, dryRun, ...call } = options;
+    const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
     const metadata = { ...(object as { metadata?: object }).metadata };
     const body = this.envelope({ ...object, metadata: { name, ...metadata } });
     const response = await this.send({ method: "PUT", path, body, ...call });
@@ -139,8 +145,8 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     patch: MergePatch | readonly JsonPatchOperation[],
     options: PatchOptions,
   ): Promise<T> {
-    const { type, fieldValidation, ...call } = options;
-    const path = withQuery(resourcePath(this.kind, name), { fieldValidation });
+    const { type, fieldValidation, fieldManager, dryRun, ...call } = options;
+    const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
     const contentType = PATCH_CONTENT_TYPES[type];
     const response = await this.send({ method: "PATCH", path, body: patch, contentType, ...call });
     const secrets = Array.isArray(patch)
@@ -149,10 +155,31 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     return this.expect(response, name, secrets);
   }
 
+  async apply(name: string, configuration: ApplyConfiguration<I>, options: ApplyOptions): Promise<T> {
+    const { fieldManager, force, fieldValidation, dryRun, ...call } = options;
+    if (!fieldManager) throw new TypeError("apply needs a fieldManager: the name its fields are owned under");
+    const path = withQuery(resourcePath(this.kind, name), {
+      fieldManager,
+      force: force === undefined ? undefined : String(force),
+      fieldValidation,
+      dryRun,
+    });
+    const metadata = { ...(configuration as { metadata?: object }).metadata };
+    const body = this.envelope({ ...configuration, metadata: { name, ...metadata } });
+    const response = await this.send({
+      method: "PATCH",
+      path,
+      body,
+      contentType: APPLY_CONTENT_TYPE,
+      ...call,
+    });
+    return this.expect(response, name, secretValuesOf(this.kind, specOf(configuration)));
+  }
+
   async delete(name: string, options: DeleteOptions = {}): Promise<T | undefined> {
-    const { preconditions, ...call } = options;
+    const { preconditions, dryRun, ...call } = options;
     const body = preconditions && { apiVersion: "v1", kind: "DeleteOptions", preconditions };
-    const path = resourcePath(this.kind, name);
+    const path = withQuery(resourcePath(this.kind, name), { dryRun });
     const response = await this.send({ method: "DELETE", path, ...(body && { body }), ...call });
     const answer = this.expect<{ kind?: unknown } | undefined>(response, name);
     return answer?.kind === this.kind ? (answer as T) : undefined;

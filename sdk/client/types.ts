@@ -132,8 +132,23 @@ export interface ListOptions extends CallOptions {
 /** What the server does with fields the schema does not know: refuse them, warn, or drop them. */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 
+/**
+ * `"All"` (the one value Kubernetes defines): the server runs the write through everything a real one goes
+ * through (decoding, admission and validation, defaults, field ownership, preconditions, name conflicts) and
+ * answers with what it would store, or with the error it would give, but stores nothing: no resourceVersion
+ * is used, no watcher or controller hears of it, and a would-be object's uid is made up for the answer.
+ */
+export type DryRun = "All";
+
 export interface WriteOptions extends CallOptions {
   fieldValidation?: FieldValidation;
+  /**
+   * The name the write is recorded under in `metadata.managedFields` (an `Update` entry). Without it the
+   * server takes the product name of the User-Agent, which this client does not send: the manager is `""`.
+   */
+  fieldManager?: string;
+  /** Validate and answer, store nothing (see `DryRun`). */
+  dryRun?: DryRun;
 }
 
 export interface CreateOptions extends WriteOptions {
@@ -143,7 +158,7 @@ export interface CreateOptions extends WriteOptions {
    * server, and when the create then fails in a way that may have stored the object (409 AlreadyExists, a
    * lost answer, a 5xx), the object under the name is looked up and returned if it carries this token. An
    * object without it is someone else's: the error stands. If the lookup fails too, the create throws
-   * `CreateUnconfirmedError`. Needs `metadata.name`.
+   * `CreateUnconfirmedError`. Needs `metadata.name`. With `dryRun` nothing is looked up: nothing was stored.
    */
   createToken?: string;
 }
@@ -157,10 +172,14 @@ export interface Preconditions {
 export interface DeleteOptions extends CallOptions {
   /** Delete only this very object; a mismatch is 409 Conflict (the object under the name is another one). */
   preconditions?: Preconditions;
+  /** Check the deletion (the object exists, the preconditions hold) and delete nothing (see `DryRun`). */
+  dryRun?: DryRun;
 }
 
 export interface DeleteCollectionOptions extends CallOptions {
   labelSelector?: string;
+  /** Answer as the deletion would, delete nothing (see `DryRun`). */
+  dryRun?: DryRun;
 }
 
 /** One RFC 6902 operation; `path` is a JSON pointer (`/spec/shutdown/drainTimeout`). */
@@ -177,6 +196,41 @@ export interface PatchOptions extends WriteOptions {
   type: "merge" | "json";
 }
 
+/** Every field optional, at every level: what one field manager may send. */
+export type DeepPartial<T> = T extends readonly (infer U)[]
+  ? DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/**
+ * A server-side apply configuration: the object as one field manager wants it, holding only the fields that
+ * manager manages (any subset of the spec, labels, annotations). `metadata.name` is filled in from the name
+ * passed to `apply`; `apiVersion` and `kind` by the client. A `metadata.uid` is a precondition: the apply
+ * fails with 409 Conflict when the object under the name has another uid. `metadata.managedFields` must not
+ * be sent.
+ */
+export type ApplyConfiguration<I> = {
+  [K in keyof I]?: K extends "spec" ? DeepPartial<I[K]> : I[K];
+};
+
+/**
+ * Server-side apply (`PATCH` with `application/apply-patch+yaml`, the configuration sent as JSON, which is
+ * YAML). The server merges the configuration onto the object (creating it when it is missing), removes what
+ * this manager applied last time and no longer sends (unless another manager owns it too), and records the
+ * manager's fields in `metadata.managedFields` (an `Apply` entry).
+ */
+export interface ApplyOptions extends Omit<WriteOptions, "fieldManager"> {
+  /** Required: the configuration is this manager's, and what it owns is recorded under this name. */
+  fieldManager: string;
+  /**
+   * Take over fields other managers own. Without it, changing the value of a field another manager owns is a
+   * 409 Conflict whose causes name each field (`field`) and its manager (`message`, `conflict with "kubectl"`),
+   * with the reason `FieldManagerConflict`; nothing is written.
+   */
+  force?: boolean;
+}
+
 export interface WaitOptions {
   timeoutMs: number;
   /** Time between polls; default 1000. */
@@ -184,7 +238,7 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** The seven operations of one kind, plus helpers to read every page and to wait for a state. */
+/** The seven operations of one kind, server-side apply, and helpers to read every page and to wait for a state. */
 export interface ResourceClient<T, I> {
   readonly kind: KindName;
   list(options?: ListOptions): Promise<ObjectList<T>>;
@@ -194,6 +248,12 @@ export interface ResourceClient<T, I> {
   deleteCollection(options?: DeleteCollectionOptions): Promise<void>;
   get(name: string, options?: CallOptions): Promise<T>;
   replace(name: string, object: I, options?: WriteOptions): Promise<T>;
+  /**
+   * Server-side apply of `configuration` as `options.fieldManager` (see `ApplyOptions`): the object as it is
+   * after the apply (created when it was missing). A conflict with another manager throws `ConflictError`
+   * whose `causes` name the fields and managers.
+   */
+  apply(name: string, configuration: ApplyConfiguration<I>, options: ApplyOptions): Promise<T>;
   patch(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
   patch(
     name: string,
