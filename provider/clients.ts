@@ -1,5 +1,11 @@
 import { type Client, createClient } from "../sdk/client";
-import { type ConfigSource, resolveSettings, validationDeferredToPolicies } from "./settings";
+import {
+  apiAddressConfigured,
+  booleanSetting,
+  type ConfigSource,
+  resolveSettings,
+  validationDeferredToPolicies,
+} from "./settings";
 
 // One client (and so one connection pool) per provider process. configure() runs before any other call;
 // settings are resolved at the first API call, so a preview that never calls the API needs no address.
@@ -22,4 +28,26 @@ export function clientFor(): Client {
 
 export function checkDefersToPolicies(): boolean {
   return validationDeferredToPolicies(source);
+}
+
+/** How the provider writes: PUT/POST (the default) or server-side apply, and whether it may take over fields. */
+export interface WriteMode {
+  serverSideApply: boolean;
+  /** Server-side apply takes over conflicting fields other managers own. */
+  force: boolean;
+}
+
+export function writeMode(): WriteMode {
+  return {
+    serverSideApply: booleanSetting(source, "serverSideApply"),
+    force: booleanSetting(source, "serverSideApplyForce"),
+  };
+}
+
+/**
+ * Whether `check` and `diff` ask the API with dryRun=All: the setting is on and an API address is set.
+ * Without an address, preview stays offline, as without the setting.
+ */
+export function serverDryRunEnabled(): boolean {
+  return booleanSetting(source, "serverDryRun") && apiAddressConfigured(source);
 }

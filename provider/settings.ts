@@ -47,11 +47,30 @@ export function validationDeferredToPolicies(
   config: ConfigSource,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
-  const setting = SETTINGS.deferValidationToPolicies;
-  const value = reader(config, env)("deferValidationToPolicies");
+  return booleanSetting(config, "deferValidationToPolicies", env);
+}
+
+/** The settings that are switches: "true" or "false", else their default. */
+export type SwitchName = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends { default: boolean } ? K : never;
+}[SettingName];
+
+/** A switch's value; anything but "true" or "false" is an error naming the setting. */
+export function booleanSetting(
+  config: ConfigSource,
+  name: SwitchName,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  const setting = SETTINGS[name];
+  const value = reader(config, env)(name);
   if (value === undefined) return setting.default;
   if (value === "true" || value === "false") return value === "true";
   throw new Error(`${setting.config} must be true or false, not "${value}"`);
+}
+
+/** Whether an API address is set at all (valid or not): without one, nothing is asked of the API. */
+export function apiAddressConfigured(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): boolean {
+  return reader(config, env)("baseUrl") !== undefined;
 }
 
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {

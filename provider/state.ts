@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { CREATE_TOKEN_ANNOTATION, createTokenOf, withCreateToken } from "../sdk/client";
 import { isPlaceholder, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../sdk/schema";
+import { isPlainObject } from "../sdk/shared/records";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 
 /** The resource's checked inputs, as `check` returns them. */
@@ -43,20 +44,24 @@ export function isManaged(state: ObjectOutputs, object: AnyObject): boolean {
   return true; // state written before uids were recorded: the name is all there is
 }
 
-/** The body sent to the API: the declared object (with the create's token), nothing of Pulumi's. */
+/**
+ * The body sent to the API: the declared object (with the create's token), nothing of Pulumi's. A `uid` is a
+ * precondition (the server refuses, 409, to write another object under the name), as a `resourceVersion` is.
+ */
 export function apiObject(
   kind: KindName,
   apiVersion: string,
   inputs: ObjectInputs,
-  options: { resourceVersion?: string; createToken?: string } = {},
+  options: { resourceVersion?: string; createToken?: string; uid?: string } = {},
 ) {
   const { name, labels, annotations } = inputs.metadata;
-  const { resourceVersion, createToken } = options;
+  const { resourceVersion, createToken, uid } = options;
   const object = {
     apiVersion,
     kind,
     metadata: {
       name,
+      ...(uid && { uid }),
       ...(labels && { labels }),
       ...(annotations && { annotations }),
       ...(resourceVersion && { resourceVersion }),
@@ -95,13 +100,32 @@ export function unconfirmedOutputs(inputs: ObjectInputs, createToken: string): O
  * Outputs after a refresh. The server's secret placeholders and its move of `password` into `passwordData`
  * are not drift: when the server holds what state holds, state's spec is kept as it is. Otherwise the server's
  * spec is taken, with placeholders filled from state, so the next `pulumi up` shows the drift and fixes it.
+ *
+ * With `serverSideApply`, only what this stack manages is compared: the labels and annotations it declares,
+ * and the fields of the spec it declares (items of a list keyed by name, by name). What other field managers
+ * added (a label set with kubectl, an env entry applied by another tool) is theirs, not drift; a declared
+ * field they changed or removed still is. `metadata.managedFields` is never part of the outputs.
  */
-export function refreshedOutputs(kind: KindName, state: ObjectOutputs, object: AnyObject): ObjectOutputs {
+export function refreshedOutputs(
+  kind: KindName,
+  state: ObjectOutputs,
+  object: AnyObject,
+  options: { serverSideApply?: boolean } = {},
+): ObjectOutputs {
   const declared = moveWriteOnlyPasswords(kind, state.spec);
-  const spec = isDeepStrictEqual(redactSecrets(kind, declared), object.spec)
+  const live = options.serverSideApply
+    ? (declaredPart(object.spec, declared) as AnyObject["spec"])
+    : object.spec;
+  const spec = isDeepStrictEqual(redactSecrets(kind, declared), live)
     ? state.spec
-    : (fillPlaceholders(object.spec, declared) as Record<string, unknown>);
-  const { labels, annotations } = withoutCreateToken(object.metadata);
+    : (fillPlaceholders(live, declared) as Record<string, unknown>);
+  const server = withoutCreateToken(object.metadata);
+  const { labels, annotations } = options.serverSideApply
+    ? {
+        labels: declaredKeys(server.labels, state.metadata.labels),
+        annotations: declaredKeys(server.annotations, state.metadata.annotations),
+      }
+    : server;
   // Only the input fields carry over: the kind's outputs come from the server's object, or are gone.
   const { adopt, await: awaitSettings, logicalName, autoNamed, __provider } = state;
   const inputs: ObjectInputs = {
@@ -125,6 +149,44 @@ function withoutCreateToken(
     ...(metadata.labels && { labels: metadata.labels }),
     ...(Object.keys(annotations).length > 0 && { annotations }),
   };
+}
+
+/** The entries of `live` whose keys `declared` has; undefined when none is left. */
+function declaredKeys(
+  live: Record<string, string> | undefined,
+  declared: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  const kept = Object.entries(live ?? {}).filter(
+    ([key]) => declared !== undefined && Object.hasOwn(declared, key),
+  );
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
+/**
+ * The part of `live` that `declared` declares: at every level, the keys `declared` has. A list whose items
+ * all carry a string `name` (on both sides) is keyed by it, as the API merges `env` and `bindings`: the live
+ * items with a declared name, in the declared order (the order of such a list is not its content). Any other
+ * list, and any other value, is compared whole.
+ */
+export function declaredPart(live: unknown, declared: unknown): unknown {
+  if (isPlainObject(live) && isPlainObject(declared)) {
+    return Object.fromEntries(
+      Object.entries(live)
+        .filter(([key]) => Object.hasOwn(declared, key))
+        .map(([key, value]) => [key, declaredPart(value, declared[key])]),
+    );
+  }
+  if (Array.isArray(live) && Array.isArray(declared) && keyedByName(live) && keyedByName(declared)) {
+    const byName = new Map(live.map((item) => [item.name, item]));
+    return declared.flatMap((item) =>
+      byName.has(item.name) ? [declaredPart(byName.get(item.name), item)] : [],
+    );
+  }
+  return live;
+}
+
+function keyedByName(items: unknown[]): items is { name: string }[] {
+  return items.every((item) => isPlainObject(item) && typeof item.name === "string");
 }
 
 function fillPlaceholders(server: unknown, state: unknown): unknown {

@@ -72,6 +72,33 @@ export const SETTINGS = {
       '"true" lets check leave spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at "pulumi up".',
     secret: false,
   },
+  serverSideApply: {
+    config: "exampledev:serverSideApply",
+    env: "EXAMPLEDEV_SERVER_SIDE_APPLY",
+    precedence: "config",
+    default: false,
+    description:
+      '"true" makes create and update server-side applies by the field manager "pulumi-exampledev": fields other managers set are left alone and are not drift, and changing a field another manager owns fails naming that manager (see serverSideApplyForce).',
+    secret: false,
+  },
+  serverSideApplyForce: {
+    config: "exampledev:serverSideApplyForce",
+    env: "EXAMPLEDEV_SERVER_SIDE_APPLY_FORCE",
+    precedence: "config",
+    default: false,
+    description:
+      '"true" lets a server-side apply take over the fields the program declares that other managers own, instead of failing on the conflict.',
+    secret: false,
+  },
+  serverDryRun: {
+    config: "exampledev:serverDryRun",
+    env: "EXAMPLEDEV_SERVER_DRY_RUN",
+    precedence: "config",
+    default: false,
+    description:
+      '"true" asks the API (dryRun=All, nothing stored) about every create and update during preview and up, so its refusals (validation, name taken, field conflicts) fail the preview with its message; skipped while no API address is set.',
+    secret: false,
+  },
 } as const satisfies Record<string, SettingInfo>;
 
 export type SettingName = keyof typeof SETTINGS;
