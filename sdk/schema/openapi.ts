@@ -300,10 +300,24 @@ function metaSchemas(openapi: OpenApiVersion): Record<string, SchemaObject> {
             "Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.",
         },
         creationTimestamp: described("Time", "When the object was created; set by the server, read-only."),
+        deletionGracePeriodSeconds: {
+          description:
+            "The grace period a deletion asked for (gracePeriodSeconds), while the object terminates; set by the server, read-only.",
+          type: "integer",
+          format: "int64",
+        },
         deletionTimestamp: described(
           "Time",
           "When the object's deletion was requested, while a two-phase deletion is in progress; set by the server, read-only.",
         ),
+        finalizers: {
+          description:
+            "Must be empty before the object is deleted from the registry: a deletion only sets deletionTimestamp while any entry is left, and whoever finished its work removes its entry with an update.",
+          type: "array",
+          items: { type: "string", default: "" },
+          "x-kubernetes-list-type": "set",
+          "x-kubernetes-patch-strategy": "merge",
+        },
         generateName: {
           description:
             "An optional prefix, used by the server to generate a unique name only if the name field has not been provided.",

@@ -12,9 +12,9 @@ import { orderedMetadata } from "../storage/store";
  * the uid of a would-be object is made up for the answer only.
  */
 
-/** The `dryRun` query parameter: absent, or `All` (the one value Kubernetes defines). */
+/** The `dryRun` query parameter: absent (or empty), or `All` (the one value Kubernetes defines). */
 export function parseDryRun(value: string | string[] | undefined): boolean {
-  if (value === undefined) return false;
+  if (value === undefined || value === "") return false;
   const values = [value].flat();
   if (values.every((entry) => entry === "All")) return true;
   const bad = values.find((entry) => entry !== "All");

@@ -69,6 +69,13 @@ const AGE = column(
   (object, now) => age(object.metadata.creationTimestamp, now),
 );
 
+/** A Service status field naming a revision, in a column named after it: `liveRevision` is "Live". */
+function revisionColumn(field: "latestRevision" | "liveRevision", description: string): Column {
+  const word = field.slice(0, -"Revision".length);
+  const name = word.charAt(0).toUpperCase() + word.slice(1);
+  return column(name, `${description} (status.${field}).`, (object) => text(object.status?.[field]));
+}
+
 const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
   Proxy: [
     NAME,
@@ -79,16 +86,10 @@ const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
   ],
   Service: [
     NAME,
+    revisionColumn("latestRevision", "The revision minted for the current template and bundle"),
+    revisionColumn("liveRevision", "The revision selected to serve"),
     column(
-      "Latest",
-      "The revision minted for the current template and bundle (status.latestRevision).",
-      (object) => text(object.status?.latestRevision),
-    ),
-    column("Live", "The revision selected to serve (status.liveRevision).", (object) =>
-      text(object.status?.liveRevision),
-    ),
-    column(
-      "Accepted",
+      CONDITION_TYPES.Accepted,
       "Whether a revision is minted for the current generation (the status of the Accepted condition).",
       (object) => condition(object, CONDITION_TYPES.Accepted)?.status ?? NONE,
     ),

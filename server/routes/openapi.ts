@@ -29,17 +29,50 @@ import { encodeSwaggerDocument, PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_TYPE } fro
 const PARAMETERS: Readonly<Record<string, string>> = {
   continue:
     "The continue token of the previous page (metadata.continue); the list goes on after the last name it returned.",
+  allowWatchBookmarks:
+    "With watch=true: also send BOOKMARK events, which carry only the resourceVersion the watch has reached.",
   dryRun:
-    'With "All", the request is processed (merged, validated, defaulted) but nothing is stored. Only apply patches take it for now.',
+    'With "All", the request is processed (merged, validated, defaulted) and answered, but nothing is stored or deleted.',
   fieldManager:
     "The name of the actor making the change, recorded in metadata.managedFields. Required for apply patches; other writes default to the User-Agent's product name.",
   fieldValidation:
     "What happens to fields the API does not have: Strict refuses the request, Warn (the default) drops each and names it in a Warning header, Ignore drops them silently.",
+  fieldSelector:
+    "Only the objects whose fields match: metadata.name (and metadata.namespace) with =, == or !=.",
   force:
     "Apply patches only: take ownership of the fields other managers own instead of refusing the request with a conflict.",
+  gracePeriodSeconds:
+    "How long a Proxy stays terminating before it goes (default: the server's grace period); 0 removes it at once.",
+  includeObject:
+    "With a Table answer: include each object as None, Metadata (PartialObjectMetadata, the default) or Object.",
   labelSelector: "Only the objects whose labels match (=, ==, !=, in, notin, exists, !exists).",
   limit: "At most this many objects; metadata.continue fetches the next page.",
+  orphanDependents: "Deprecated: true is propagationPolicy=Orphan, false Background.",
+  propagationPolicy:
+    "What happens to the objects this one owns: Background (the default: deleted after it), Foreground (deleted before it; it waits with the foregroundDeletion finalizer) or Orphan (they stay, without the owner reference).",
+  resourceVersion:
+    'The version to read at: unset (the latest), "0" (any) or a metadata.resourceVersion; with watch=true, the events after it.',
+  resourceVersionMatch:
+    "How resourceVersion is matched: NotOlderThan or Exact (served only when nothing changed since; 410 Expired otherwise).",
+  sendInitialEvents:
+    "With watch=true and resourceVersionMatch=NotOlderThan: start with ADDED events for the current objects, then a bookmark marking their end.",
+  timeoutSeconds: "With watch=true: end the watch after this many seconds.",
+  watch:
+    "Stream ADDED, MODIFIED, DELETED (and BOOKMARK) events as newline-delimited JSON instead of answering a list.",
 };
+
+const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(["limit", "timeoutSeconds", "gracePeriodSeconds"]);
+const BOOLEAN_PARAMETERS: ReadonlySet<string> = new Set([
+  "watch",
+  "allowWatchBookmarks",
+  "sendInitialEvents",
+  "orphanDependents",
+]);
+
+function parameterType(name: string): string {
+  if (INTEGER_PARAMETERS.has(name)) return "integer";
+  return BOOLEAN_PARAMETERS.has(name) ? "boolean" : "string";
+}
 
 type Action = "list" | "post" | "deletecollection" | "get" | "put" | "patch" | "delete";
 
@@ -61,8 +94,20 @@ const COLLECTION: readonly OperationSpec[] = [
     method: "get",
     action: "list",
     verb: "list",
-    summary: (info) => `list or page through ${info.plural}`,
-    parameters: ["labelSelector", "limit", "continue"],
+    summary: (info) => `list or page through ${info.plural}, or watch them (watch=true)`,
+    parameters: [
+      "labelSelector",
+      "fieldSelector",
+      "limit",
+      "continue",
+      "resourceVersion",
+      "resourceVersionMatch",
+      "watch",
+      "allowWatchBookmarks",
+      "timeoutSeconds",
+      "sendInitialEvents",
+      "includeObject",
+    ],
     answers: "list",
     codes: ["200"],
   },
@@ -71,7 +116,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "post",
     verb: "create",
     summary: (info) => `create a ${info.kind}`,
-    parameters: ["fieldManager", "fieldValidation"],
+    parameters: ["dryRun", "fieldManager", "fieldValidation"],
     consumes: ["application/json"],
     answers: "object",
     codes: ["201"],
@@ -80,8 +125,15 @@ const COLLECTION: readonly OperationSpec[] = [
     method: "delete",
     action: "deletecollection",
     verb: "deletecollection",
-    summary: (info) => `delete the ${info.plural} the label selector matches (every one without it)`,
-    parameters: ["labelSelector"],
+    summary: (info) => `delete the ${info.plural} the selectors match (every one without them)`,
+    parameters: [
+      "labelSelector",
+      "fieldSelector",
+      "dryRun",
+      "gracePeriodSeconds",
+      "orphanDependents",
+      "propagationPolicy",
+    ],
     answers: "list",
     codes: ["200"],
   },
@@ -93,7 +145,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "get",
     verb: "read",
     summary: (info) => `read the specified ${info.kind}`,
-    parameters: [],
+    parameters: ["resourceVersion", "resourceVersionMatch", "includeObject"],
     answers: "object",
     codes: ["200"],
   },
@@ -102,7 +154,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "put",
     verb: "replace",
     summary: (info) => `replace the specified ${info.kind}; metadata.resourceVersion is required`,
-    parameters: ["fieldManager", "fieldValidation"],
+    parameters: ["dryRun", "fieldManager", "fieldValidation"],
     consumes: ["application/json"],
     answers: "object",
     codes: ["200"],
@@ -123,8 +175,8 @@ const ITEM: readonly OperationSpec[] = [
     action: "delete",
     verb: "delete",
     summary: (info) =>
-      `delete the specified ${info.kind} (a Proxy is finalized first: 202 with its deletionTimestamp)`,
-    parameters: [],
+      `delete the specified ${info.kind} (202 with its deletionTimestamp while finalizers or a Proxy's grace period hold it)`,
+    parameters: ["dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy"],
     consumes: ["application/json"],
     answers: "status",
     codes: ["200", "202"],
@@ -155,8 +207,8 @@ class PathBuilder {
     const description = PARAMETERS[name];
     if (description === undefined) throw new TypeError(`no description for the query parameter ${name}`);
     return this.openapi === 3
-      ? { name, in: "query", description, schema: { type: name === "limit" ? "integer" : "string" } }
-      : { name, in: "query", description, type: name === "limit" ? "integer" : "string", uniqueItems: true };
+      ? { name, in: "query", description, schema: { type: parameterType(name) } }
+      : { name, in: "query", description, type: parameterType(name), uniqueItems: true };
   }
 
   private answer(kind: KindName, answers: OperationSpec["answers"]): SchemaObject {
@@ -185,7 +237,10 @@ class PathBuilder {
         : spec.action === "patch"
           ? { description: "The patch, or the applied configuration", type: "object" }
           : spec.action === "delete"
-            ? { description: "DeleteOptions (preconditions)", type: "object" }
+            ? {
+                description: "DeleteOptions (preconditions, propagationPolicy, gracePeriodSeconds, dryRun)",
+                type: "object",
+              }
             : this.ref(kindComponent(kind));
     const operation: SchemaObject = {
       tags: [tag(info)],

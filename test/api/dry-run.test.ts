@@ -193,7 +193,7 @@ describe("dryRun=All", () => {
     it.each(requests)("%s", async (_name, method, suffix, body, contentType) => {
       const stored = await create("Proxy", "a");
       const payload = body ?? (method === "PUT" ? stored : undefined);
-      for (const value of ["all", "None", ""]) {
+      for (const value of ["all", "None", "All,None"]) {
         const reply = await server.call(method as "POST", `${pathOf("Proxy")}${suffix}?dryRun=${value}`, {
           ...(payload !== undefined && { body: payload }),
           ...(contentType && { contentType }),
