@@ -8,13 +8,12 @@ import { parseArgs } from "node:util";
 import type { Variant } from "./programs";
 import { OPERATIONS, type Operation, openStack, type Timings } from "./pulumi-runs";
 import {
-  type ClientResult,
   CONCURRENCY,
   type LoadResult,
-  measureClient,
-  measureStorage,
+  measureServers,
   OBJECTS,
-  type StorageResult,
+  type ServerRound,
+  type Storage,
 } from "./server-load";
 import { median, round, table } from "./stats";
 
@@ -59,7 +58,6 @@ function options() {
 }
 
 const seconds = (ms: number) => round(ms / 1000, 2);
-const ratio = (a: number, b: number) => round(a / b, 2);
 
 function medianLoad(results: readonly LoadResult[]): LoadResult {
   const first = results[0] as LoadResult;
@@ -120,18 +118,13 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
 }
 
 async function benchServer(opts: ReturnType<typeof options>) {
-  const storageRuns: StorageResult[] = [];
-  const clientRuns: ClientResult[] = [];
+  const rounds: ServerRound[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
-    const order = rep % 2 === 0 ? (["memory", "durable"] as const) : (["durable", "memory"] as const);
-    for (const storage of order) {
-      storageRuns.push(await measureStorage(opts.packageRoot, storage));
-      console.error(`  rep ${rep + 1}/${opts.reps} ${storage} storage measured`);
-    }
-    clientRuns.push(await measureClient(opts.packageRoot, rep % 2 === 0));
+    rounds.push(await measureServers(opts.packageRoot));
+    console.error(`  rep ${rep + 1}/${opts.reps} measured (load average ${round(loadavg()[0] ?? 0, 1)})`);
   }
-  const summarize = (storage: "memory" | "durable") => {
-    const runs = storageRuns.filter((run) => run.storage === storage);
+  const summarize = (storage: Storage) => {
+    const runs = rounds.map((run) => run[storage]);
     return {
       create: medianLoad(runs.map((run) => run.create)),
       get: medianLoad(runs.map((run) => run.get)),
@@ -141,19 +134,21 @@ async function benchServer(opts: ReturnType<typeof options>) {
       rssMb: median(runs.map((run) => run.rssMb)),
     };
   };
-  const memory = summarize("memory");
-  const durable = summarize("durable");
-  const typed = medianLoad(clientRuns.map((run) => run.typed));
-  const raw = medianLoad(clientRuns.map((run) => run.raw));
   return {
     objects: OBJECTS,
     concurrency: CONCURRENCY,
-    runs: storageRuns,
-    clientRuns,
-    medians: { memory, durable, client: { typed, raw } },
+    rounds,
+    medians: {
+      memory: summarize("memory"),
+      durable: summarize("durable"),
+      client: {
+        typed: medianLoad(rounds.map((run) => run.client.typed)),
+        raw: medianLoad(rounds.map((run) => run.client.raw)),
+      },
+    },
     ratios: {
-      durableCreateOverMemory: ratio(durable.create.opsPerSecond, memory.create.opsPerSecond),
-      typedOverRawGet: ratio(typed.opsPerSecond, raw.opsPerSecond),
+      durableCreateOverMemory: median(rounds.map((run) => run.durableCreateOverMemory)),
+      typedOverRawGet: median(rounds.map((run) => run.client.typedOverRaw)),
     },
   };
 }
@@ -190,12 +185,7 @@ function printServer(figures: ServerFigures): void {
     table([
       ["measure", "memory", "durable", "durable ÷ memory"],
       ["create", load(memory.create), load(durable.create), `${figures.ratios.durableCreateOverMemory}×`],
-      [
-        "GET",
-        load(memory.get),
-        load(durable.get),
-        `${ratio(durable.get.opsPerSecond, memory.get.opsPerSecond)}×`,
-      ],
+      ["GET", load(memory.get), load(durable.get), ""],
       ["list of 100 (one at a time)", load(memory.list100), load(durable.list100), ""],
       ["paged list, limit 100 of 10k (one at a time)", load(memory.pagedList), load(durable.pagedList), ""],
       ["full list of 10k (ms)", memory.fullList10kMs, durable.fullList10kMs, ""],

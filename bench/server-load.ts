@@ -1,6 +1,8 @@
-// The API server under load, as a child process (`dist/server/main.js`) so the load generator does not share
-// its event loop: create, GET, list and paged-list throughput and latency, with in-memory and durable
-// storage; the typed client against a raw undici Pool; the time of a full list of 10k; the server's RSS.
+// The API server under load, as child processes (`dist/server/main.js`) so the load generator does not share
+// their event loop: create, GET, list and paged-list throughput and latency with in-memory and with durable
+// storage, the typed client against a raw undici Pool, the time of a full list of 10k, the servers' RSS.
+// Both sides of each comparison run at the same time, in alternating chunks, so that load from elsewhere on
+// the machine meets both alike; their ratio is the median of the per-chunk ratios.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,8 +21,9 @@ export interface LoadResult {
   p99Ms: number;
 }
 
-export interface StorageResult {
-  storage: "memory" | "durable";
+export type Storage = "memory" | "durable";
+
+export interface StorageFigures {
   create: LoadResult;
   get: LoadResult;
   list100: LoadResult;
@@ -29,13 +32,17 @@ export interface StorageResult {
   rssMb: number;
 }
 
-export interface ClientResult {
-  typed: LoadResult;
-  raw: LoadResult;
+export interface ServerRound {
+  memory: StorageFigures;
+  durable: StorageFigures;
+  /** Median over chunks of durable ÷ memory creates per second. */
+  durableCreateOverMemory: number;
+  client: { typed: LoadResult; raw: LoadResult; typedOverRaw: number };
 }
 
 export const OBJECTS = 10_000;
 export const CONCURRENCY = 16;
+const CHUNKS = 10;
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 const REVISION_SPEC = {
   runtime: { compatibilityDate: "2026-01-01" },
@@ -53,31 +60,73 @@ function body(kind: KindName, name: string, spec: unknown): string {
 
 const proxyName = (i: number) => `proxy-${String(i).padStart(5, "0")}`;
 
-/** Runs `requests` calls of `one(index)` with `concurrency` in flight, timing each. */
-export async function load(
-  requests: number,
+/** The latencies of one batch and how long it took. */
+interface Batch {
+  latencies: number[];
+  ms: number;
+}
+
+/** Runs `one(index)` for indexes `from` to `to - 1` with `concurrency` in flight, timing each. */
+async function batch(
+  from: number,
+  to: number,
   concurrency: number,
   one: (index: number) => Promise<void>,
-): Promise<LoadResult> {
+): Promise<Batch> {
   const latencies: number[] = [];
-  let next = 0;
+  let next = from;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let index = next++; index < requests; index = next++) {
+      for (let index = next++; index < to; index = next++) {
         const begun = performance.now();
         await one(index);
         latencies.push(performance.now() - begun);
       }
     }),
   );
-  const seconds = (performance.now() - start) / 1000;
+  return { latencies, ms: performance.now() - start };
+}
+
+function summary(batches: readonly Batch[], concurrency: number): LoadResult {
+  const latencies = batches.flatMap((entry) => entry.latencies);
+  const ms = batches.reduce((sum, entry) => sum + entry.ms, 0);
   return {
-    requests,
+    requests: latencies.length,
     concurrency,
-    opsPerSecond: round(requests / seconds, 0),
+    opsPerSecond: round(latencies.length / (ms / 1000), 0),
     p50Ms: round(percentile(latencies, 50), 2),
     p99Ms: round(percentile(latencies, 99), 2),
+  };
+}
+
+/**
+ * The same work on two sides in CHUNKS alternating chunks (A B, B A, ...): per side its figures over all
+ * chunks, and the median of the per-chunk throughput ratios first side ÷ second side.
+ */
+async function paired<Side extends string>(
+  sides: readonly [Side, Side],
+  requests: number,
+  concurrency: number,
+  one: (side: Side, index: number) => Promise<void>,
+): Promise<{ results: Record<Side, LoadResult>; ratio: number }> {
+  const batches = { [sides[0]]: [], [sides[1]]: [] } as unknown as Record<Side, Batch[]>;
+  const ratios: number[] = [];
+  const size = Math.ceil(requests / CHUNKS);
+  for (let chunk = 0; chunk < CHUNKS; chunk++) {
+    const order = chunk % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+    const from = chunk * size;
+    const to = Math.min(requests, from + size);
+    for (const side of order) batches[side].push(await batch(from, to, concurrency, (i) => one(side, i)));
+    const [a, b] = sides.map((side) => batches[side].at(-1) as Batch);
+    if (a && b) ratios.push(b.ms / a.ms);
+  }
+  return {
+    results: {
+      [sides[0]]: summary(batches[sides[0]], concurrency),
+      [sides[1]]: summary(batches[sides[1]], concurrency),
+    } as Record<Side, LoadResult>,
+    ratio: round(median(ratios), 2),
   };
 }
 
@@ -95,9 +144,13 @@ async function request(pool: Pool, method: "GET" | "POST", requestPath: string, 
 interface ServerProcess {
   url: string;
   child: ChildProcess;
+  pool: Pool;
+  dataDir: string;
 }
 
-async function spawnServer(packageRoot: string, storageArgs: string[]): Promise<ServerProcess> {
+async function spawnServer(packageRoot: string, storage: Storage): Promise<ServerProcess> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
+  const storageArgs = storage === "memory" ? ["--memory"] : ["--data", dataDir];
   const child = spawn(
     process.execPath,
     [path.join(packageRoot, "dist/server/main.js"), "--port", "0", "--log-level", "silent", ...storageArgs],
@@ -112,14 +165,17 @@ async function spawnServer(packageRoot: string, storageArgs: string[]): Promise<
     });
     child.once("exit", (code) => reject(new Error(`the server exited with ${code} before listening`)));
   });
-  return { url, child };
+  return { url, child, dataDir, pool: new Pool(url, { connections: CONCURRENCY }) };
 }
 
 async function stop(server: ServerProcess): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  const exited = once(server.child, "exit");
-  server.child.kill("SIGTERM");
-  await exited;
+  await server.pool.close();
+  if (server.child.exitCode === null) {
+    const exited = once(server.child, "exit");
+    server.child.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(server.dataDir, { recursive: true, force: true });
 }
 
 function rssMb(pid: number | undefined): number {
@@ -128,86 +184,69 @@ function rssMb(pid: number | undefined): number {
   return round(kb / 1024, 1);
 }
 
-/** One storage's figures on a fresh server: 10k Proxies created through the API, then read back. */
-export async function measureStorage(
-  packageRoot: string,
-  storage: "memory" | "durable",
-): Promise<StorageResult> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
-  const server = await spawnServer(packageRoot, storage === "memory" ? ["--memory"] : ["--data", dataDir]);
-  const pool = new Pool(server.url, { connections: CONCURRENCY });
+/**
+ * One round on fresh servers, one in memory and one durable: 10k Proxies created through the API on each,
+ * then read back; then GETs through the typed client and through a bare undici Pool on the memory one.
+ */
+export async function measureServers(packageRoot: string): Promise<ServerRound> {
+  const servers = {
+    memory: await spawnServer(packageRoot, "memory"),
+    durable: await spawnServer(packageRoot, "durable"),
+  };
+  const client = createClient({ baseUrl: servers.memory.url });
+  const sides = ["durable", "memory"] as const;
   try {
-    const create = await load(OBJECTS, CONCURRENCY, async (i) => {
-      await request(pool, "POST", pathOf("Proxy"), body("Proxy", proxyName(i), {}));
+    const create = await paired(sides, OBJECTS, CONCURRENCY, async (side, i) => {
+      await request(servers[side].pool, "POST", pathOf("Proxy"), body("Proxy", proxyName(i), {}));
     });
-    await load(100, CONCURRENCY, async (i) => {
-      await request(
-        pool,
-        "POST",
-        pathOf("ServiceRevision"),
-        body("ServiceRevision", `revision-${i}`, REVISION_SPEC),
-      );
-    });
-    const get = await load(5_000, CONCURRENCY, async (i) => {
-      await request(pool, "GET", pathOf("Proxy", proxyName((i * 7919) % OBJECTS)));
+    for (const side of sides) {
+      await batch(0, 100, CONCURRENCY, async (i) => {
+        const revision = body("ServiceRevision", `revision-${i}`, REVISION_SPEC);
+        await request(servers[side].pool, "POST", pathOf("ServiceRevision"), revision);
+      });
+    }
+    const get = await paired(sides, 10_000, CONCURRENCY, async (side, i) => {
+      await request(servers[side].pool, "GET", pathOf("Proxy", proxyName((i * 7919) % OBJECTS)));
     });
     // Lists one at a time: their latency is the figure (a page should take a few milliseconds).
-    const list100 = await load(500, 1, async () => {
-      await request(pool, "GET", pathOf("ServiceRevision"));
+    const list100 = await paired(sides, 500, 1, async (side) => {
+      await request(servers[side].pool, "GET", pathOf("ServiceRevision"));
     });
-    const pagedList = await load(500, 1, async () => {
-      await request(pool, "GET", `${pathOf("Proxy")}?limit=100`);
+    const pagedList = await paired(sides, 500, 1, async (side) => {
+      await request(servers[side].pool, "GET", `${pathOf("Proxy")}?limit=100`);
     });
-    const fullLists: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const begun = performance.now();
-      const text = await request(pool, "GET", pathOf("Proxy"));
-      fullLists.push(performance.now() - begun);
-      const count = (JSON.parse(text) as { items: unknown[] }).items.length;
-      if (count !== OBJECTS) throw new Error(`the full list held ${count} objects, not ${OBJECTS}`);
+    const fullLists = { memory: [] as number[], durable: [] as number[] };
+    for (let i = 0; i < 6; i++) {
+      for (const side of i % 2 === 0 ? sides : ([...sides].reverse() as Storage[])) {
+        const begun = performance.now();
+        const text = await request(servers[side].pool, "GET", pathOf("Proxy"));
+        fullLists[side].push(performance.now() - begun);
+        const count = (JSON.parse(text) as { items: unknown[] }).items.length;
+        if (count !== OBJECTS) throw new Error(`the full list held ${count} objects, not ${OBJECTS}`);
+      }
     }
+    const clientGets = await paired(["typed", "raw"] as const, 10_000, CONCURRENCY, async (side, i) => {
+      const name = proxyName((i * 7919) % OBJECTS);
+      if (side === "typed") await client.proxies.get(name);
+      else JSON.parse(await request(servers.memory.pool, "GET", pathOf("Proxy", name)));
+    });
+    const figures = (side: Storage): StorageFigures => ({
+      create: create.results[side],
+      get: get.results[side],
+      list100: list100.results[side],
+      pagedList: pagedList.results[side],
+      fullList10kMs: round(median(fullLists[side]), 1),
+      rssMb: rssMb(servers[side].child.pid),
+    });
     return {
-      storage,
-      create,
-      get,
-      list100,
-      pagedList,
-      fullList10kMs: round(median(fullLists), 1),
-      rssMb: rssMb(server.child.pid),
+      memory: figures("memory"),
+      durable: figures("durable"),
+      durableCreateOverMemory: create.ratio,
+      client: { ...clientGets.results, typedOverRaw: clientGets.ratio },
     };
   } finally {
-    await pool.close();
-    await stop(server);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-/** GET through the typed client (`@exampledev/pulumi/client`) and through a bare undici Pool, in turn. */
-export async function measureClient(packageRoot: string, typedFirst: boolean): Promise<ClientResult> {
-  const server = await spawnServer(packageRoot, ["--memory"]);
-  const pool = new Pool(server.url, { connections: CONCURRENCY });
-  const client = createClient({ baseUrl: server.url });
-  try {
-    await load(1_000, CONCURRENCY, async (i) => {
-      await request(pool, "POST", pathOf("Proxy"), body("Proxy", proxyName(i), {}));
-    });
-    const typed = () =>
-      load(5_000, CONCURRENCY, async (i) => {
-        await client.proxies.get(proxyName(i % 1_000));
-      });
-    const raw = () =>
-      load(5_000, CONCURRENCY, async (i) => {
-        JSON.parse(await request(pool, "GET", pathOf("Proxy", proxyName(i % 1_000))));
-      });
-    if (typedFirst) {
-      const typedResult = await typed();
-      return { typed: typedResult, raw: await raw() };
-    }
-    const rawResult = await raw();
-    return { typed: await typed(), raw: rawResult };
-  } finally {
     await client.close();
-    await pool.close();
-    await stop(server);
+    await stop(servers.memory);
+    await stop(servers.durable);
   }
 }
