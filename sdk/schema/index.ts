@@ -32,7 +32,6 @@ export {
   secretPaths,
 } from "./secrets";
 export { isUnknown, UNKNOWN } from "./sentinel";
-export * from "./status";
 export * from "./service";
 export {
   type BackendConfig,
@@ -67,6 +66,7 @@ export {
   ServiceRuntimeSchema,
 } from "./service-config";
 export * from "./service-revision";
+export * from "./status";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
 export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";
 export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";
