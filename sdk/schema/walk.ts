@@ -29,19 +29,23 @@ export interface FieldSchema {
   defaultValue: unknown;
 }
 
+const WRAPPERS: ReadonlySet<string> = new Set(["optional", "default", "prefault", "nullable", "readonly"]);
+
 export function unwrapField(schema: Schema): FieldSchema {
   let current = schema;
   let found: { value: unknown } | undefined;
   for (;;) {
     const { type, innerType, defaultValue } = def(current);
-    if (
-      innerType === undefined ||
-      !["optional", "default", "prefault", "nullable", "readonly"].includes(type)
-    ) {
+    if (innerType === undefined || !WRAPPERS.has(type)) {
       return {
         schema: current,
         hasDefault: found !== undefined,
-        defaultValue: structuredClone(found?.value),
+        // A copy, so no caller can change the schema's default; only objects need one (walks call this
+        // for every field, and structuredClone is costly even for undefined).
+        defaultValue:
+          typeof found?.value === "object" && found.value !== null
+            ? structuredClone(found.value)
+            : found?.value,
       };
     }
     if ((type === "default" || type === "prefault") && found === undefined) found = { value: defaultValue };
