@@ -204,9 +204,17 @@ class SchemaBuilder {
   /** A field of an object type: its value's schema, with its words, rules and default. */
   private field(schema: z.core.$ZodType, words: string | undefined): SchemaObject {
     const { schema: inner, hasDefault, defaultValue } = unwrapField(schema);
+    const value = this.value(inner);
     const own = describedBySchema(schema) ?? describedBySchema(inner) ?? words;
-    const description = sentences(own, ...ruleTexts(inner), hasDefault ? defaultText(defaultValue) : "");
-    return this.wrap(this.value(inner), { description, default: hasDefault ? defaultValue : undefined });
+    // kubectl explain prints a referenced type's words after the field's: the same sentence twice otherwise.
+    const typeWords =
+      value.$ref !== undefined ? (describedBySchema(inner) ?? typeDocs(inner)?.description) : undefined;
+    const description = sentences(
+      own === typeWords ? undefined : own,
+      ...ruleTexts(inner),
+      hasDefault ? defaultText(defaultValue) : "",
+    );
+    return this.wrap(value, { description, default: hasDefault ? defaultValue : undefined });
   }
 
   private value(schema: z.core.$ZodType): SchemaObject {
