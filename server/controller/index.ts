@@ -5,6 +5,7 @@
 import type { ObjectStore } from "../storage/types";
 import { serviceKeyOf } from "./events";
 import { type ControllerLogger, silentLogger } from "./logger";
+import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
 import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
@@ -36,11 +37,13 @@ export function startController(options: ControllerOptions): Controller {
   const log = options.log ?? silentLogger;
   const queue = new WorkQueue(options.backoff);
   const stopping = new AbortController();
+  const owned = new OwnedRevisions(store);
   const sync = new ServiceSync({
     store,
     gateways: options.gateways ?? [DEFAULT_GATEWAY],
     log,
     resolve: { signal: stopping.signal },
+    ownedRevisions: (service) => owned.of(service),
   });
 
   const unsubscribe = store.subscribe((event) => {
@@ -77,6 +80,7 @@ export function startController(options: ControllerOptions): Controller {
     idle: () => queue.idle(),
     async stop() {
       unsubscribe();
+      owned.close();
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
       await worker;

@@ -77,6 +77,7 @@ export function isControlledBy(object: StoredObject, service: StoredObject): boo
   return controllingService(object)?.uid === service.metadata.uid;
 }
 
+/** The revisions `service` controls; only those are copied out of the store (every sync asks). */
 export function ownedRevisions(store: ObjectStore, service: StoredObject): StoredObject[] {
-  return store.list("ServiceRevision").filter((revision) => isControlledBy(revision, service));
+  return store.page("ServiceRevision", { where: (revision) => isControlledBy(revision, service) }).items;
 }

@@ -31,6 +31,8 @@ export interface ServiceSyncOptions {
   log: ControllerLogger;
   /** For tag resolution: timeouts, retries, and the signal that aborts it when the controller stops. */
   resolve?: ResolveOptions;
+  /** The revisions a Service controls. Default: a scan of every revision (the controller passes an index). */
+  ownedRevisions?: (service: StoredObject) => StoredObject[];
 }
 
 export interface SyncOptions {
@@ -56,9 +58,11 @@ export class ServiceSync {
   private readonly gateways: ReadonlySet<string>;
   private readonly log: ControllerLogger;
   private readonly bundles: BundleSources;
+  private readonly ownedRevisions: (service: StoredObject) => StoredObject[];
 
   constructor(options: ServiceSyncOptions) {
     this.store = options.store;
+    this.ownedRevisions = options.ownedRevisions ?? ((service) => ownedRevisions(this.store, service));
     this.gateways = new Set(options.gateways);
     this.log = options.log;
     this.bundles = new BundleSources(options.resolve);
@@ -178,7 +182,7 @@ export class ServiceSync {
 
   private pruneHistory(service: StoredObject, limit: number, keep: (string | undefined)[]): void {
     const protectedNames = new Set(keep.filter((name): name is string => name !== undefined));
-    for (const revision of revisionsToPrune(ownedRevisions(this.store, service), limit, protectedNames)) {
+    for (const revision of revisionsToPrune(this.ownedRevisions(service), limit, protectedNames)) {
       this.store.delete("ServiceRevision", revision);
       this.log.info(
         { service: service.metadata.name, revision, revisionHistoryLimit: limit },

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { KINDS } from "../../sdk/schema";
+import { OwnedRevisions } from "../../server/controller/owned-revisions";
+import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+function service(store: ObjectStore, name: string): StoredObject {
+  return store.create("Service", {
+    apiVersion: KINDS.Service.apiVersion,
+    kind: "Service",
+    metadata: { name },
+    spec: {},
+  });
+}
+
+function revision(store: ObjectStore, name: string, owner?: StoredObject): StoredObject {
+  const ownerReferences = owner && [
+    {
+      apiVersion: owner.apiVersion,
+      kind: "Service",
+      name: owner.metadata.name,
+      uid: owner.metadata.uid as string,
+      controller: true,
+    },
+  ];
+  return store.create("ServiceRevision", {
+    apiVersion: KINDS.ServiceRevision.apiVersion,
+    kind: "ServiceRevision",
+    metadata: { name, ...(ownerReferences && { ownerReferences }) },
+    spec: {},
+  });
+}
+
+const names = (objects: StoredObject[]) => objects.map((object) => object.metadata.name).sort();
+
+describe("the index of the revisions each Service controls", () => {
+  it("knows the revisions present at start and follows creates and deletes", () => {
+    const store = openStore("memory");
+    const a = service(store, "a");
+    const b = service(store, "b");
+    revision(store, "a-1", a);
+    const owned = new OwnedRevisions(store);
+    closers.push(() => owned.close());
+    revision(store, "a-2", a);
+    revision(store, "b-1", b);
+    revision(store, "loose");
+    expect(names(owned.of(a))).toEqual(["a-1", "a-2"]);
+    expect(names(owned.of(b))).toEqual(["b-1"]);
+
+    store.delete("ServiceRevision", "a-1");
+    expect(names(owned.of(a))).toEqual(["a-2"]);
+  });
+
+  it("goes by uid: a Service created again under the same name controls none of the old revisions", () => {
+    const store = openStore("memory");
+    const first = service(store, "web");
+    revision(store, "web-1", first);
+    const owned = new OwnedRevisions(store);
+    closers.push(() => owned.close());
+    store.delete("Service", "web");
+    const second = service(store, "web");
+    expect(owned.of(second)).toEqual([]);
+    expect(names(owned.of(first))).toEqual(["web-1"]);
+  });
+
+  it("follows a revision whose controller changes", () => {
+    const store = openStore("memory");
+    const a = service(store, "a");
+    const b = service(store, "b");
+    const owned = new OwnedRevisions(store);
+    closers.push(() => owned.close());
+    const moved = revision(store, "r", a);
+    store.update("ServiceRevision", {
+      ...moved,
+      metadata: {
+        ...moved.metadata,
+        ownerReferences: [
+          {
+            apiVersion: b.apiVersion,
+            kind: "Service",
+            name: "b",
+            uid: b.metadata.uid as string,
+            controller: true,
+          },
+        ],
+      },
+    });
+    expect(owned.of(a)).toEqual([]);
+    expect(names(owned.of(b))).toEqual(["r"]);
+  });
+});
