@@ -72,6 +72,7 @@ function medianLoad(results: readonly LoadResult[]): LoadResult {
 
 async function benchPulumi(opts: ReturnType<typeof options>) {
   const runs: { rep: number; operation: Operation; timings: Record<Variant, number>; loadavg: number }[] = [];
+  const stateBytes: Record<Variant, number | undefined>[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
     const stacks = {
       provider: await openStack({ variant: "provider", ...opts }),
@@ -90,6 +91,10 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
             `no-op ${seconds(timings.noop)}s (load average ${runs.at(-1)?.loadavg})`,
         );
       }
+      stateBytes.push({
+        provider: stacks.provider.stateBytesPerResource(),
+        noop: stacks.noop.stateBytesPerResource(),
+      });
     } finally {
       await stacks.provider.dispose();
       await stacks.noop.dispose();
@@ -112,6 +117,7 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
     reps: opts.reps,
     proxyDeletionGraceMs: opts.proxyDeletionGraceMs ?? "default",
     runs,
+    stateBytesPerResource: stateBytes[0],
     medians: { provider: medians("provider"), noop: medians("noop") },
     ratios,
   };
@@ -173,6 +179,8 @@ function printPulumi(figures: PulumiFigures): void {
       ]),
     ]),
   );
+  const bytes = figures.stateBytesPerResource;
+  console.log(`state after up, bytes per resource: provider ${bytes?.provider}, no-op ${bytes?.noop}`);
 }
 
 function printServer(figures: ServerFigures): void {

@@ -28,6 +28,8 @@ export interface StackOptions {
  */
 export interface BenchStack {
   run(operation: Operation): Promise<number>;
+  /** The size of the stack's state after `up`, per resource (the engine rewrites it after every step). */
+  stateBytesPerResource(): number | undefined;
   dispose(): Promise<void>;
 }
 
@@ -74,9 +76,11 @@ export async function openStack({
       update: async () => expectCount("update", (await stack.up()).summary.resourceChanges?.update, n),
       destroy: async () => expectCount("destroy", (await stack.destroy()).summary.resourceChanges?.delete),
     };
+    let stateBytes: number | undefined;
     // What the server holds after an operation (the provider's program only), and the change before update.
     const after: Partial<Record<Operation, () => Promise<void>>> = {
       up: async () => {
+        stateBytes = JSON.stringify((await stack.exportStack()).deployment).length;
         if (variant === "provider") {
           const onServer = (await client.proxies.listAll()).length + (await client.services.listAll()).length;
           if (onServer < n - Math.ceil(n / 8))
@@ -97,6 +101,7 @@ export async function openStack({
         await after[operation]?.();
         return elapsed;
       },
+      stateBytesPerResource: () => (stateBytes === undefined ? undefined : Math.round(stateBytes / (n + 1))),
       dispose,
     };
   } catch (error) {
