@@ -101,6 +101,29 @@ describe("the provider through the real Pulumi CLI", () => {
     expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
   });
 
+  it("keeps one serialized provider per kind in state, the small shim, shared by every resource of the kind", async () => {
+    const { deployment } = await t.stack.exportStack();
+    const resources = (deployment as { resources: { type: string; outputs?: Record<string, unknown> }[] })
+      .resources;
+    const providers = new Map<string, Set<string>>();
+    for (const { type, outputs } of resources) {
+      if (!type.startsWith("pulumi-nodejs:dynamic/exampledev:")) continue;
+      const provider = outputs?.__provider;
+      expect(typeof provider).toBe("string");
+      providers.set(type, (providers.get(type) ?? new Set()).add(provider as string));
+    }
+    expect([...providers.keys()].sort()).toEqual(
+      ["Proxy", "Service", "ServiceRevision"].map((kind) => `pulumi-nodejs:dynamic/exampledev:${kind}`),
+    );
+    expect(resources.filter(({ type }) => type.endsWith("exampledev:Service")).length).toBeGreaterThan(1);
+    for (const texts of providers.values()) {
+      expect(texts.size).toBe(1);
+      const [text = ""] = texts;
+      expect(text).toContain("@exampledev/pulumi/provider");
+      expect(text).not.toMatch(/zod|baseUrl/);
+    }
+  });
+
   let secondRevision: string;
 
   it("mints a new revision on a template change and moves liveRevision to it", async () => {
