@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -81,6 +81,26 @@ function mayHaveStored(error: unknown): boolean {
   return error instanceof ApiError && (error.code >= 500 || error.code === 429);
 }
 
+/**
+ * A digest of what a write sends (name, labels, annotations, spec, adopt), the same whatever the order of keys:
+ * inputs travel through the engine between `check` and `diff`.
+ */
+function fingerprint(inputs: ObjectInputs): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (typeof value !== "object" || value === null) return value;
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  };
+  const { metadata, spec, adopt } = inputs;
+  return createHash("sha256")
+    .update(JSON.stringify(canonical({ metadata, spec, adopt: adopt ?? false })))
+    .digest("hex");
+}
+
 /** How one write goes. */
 interface WriteOptions {
   /** Ask the API what it would do (dryRun=All) and store nothing. */
@@ -92,6 +112,13 @@ interface WriteOptions {
 /** The dynamic provider of one kind: check, diff, create, read, update and delete over the HTTP API. */
 export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
   private readonly behaviour;
+  /**
+   * Fingerprints of the inputs `check` returned in this process. The engine diffs the program's checked inputs
+   * at preview and up, but `pulumi refresh` also calls `diff` (the refreshed outputs against the stored inputs)
+   * without running the program: a server dry run there would ask about an update nobody is making, and fail
+   * the refresh on a conflict the refresh should only report.
+   */
+  private readonly checked = new Set<string>();
 
   constructor(private readonly kind: KindName) {
     this.behaviour = KIND_BEHAVIOUR[kind];
@@ -118,6 +145,7 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     const { spec, ...rest } = inputs;
     const checked = spec === undefined ? rest : { ...rest, spec: applyDefaults(this.kind, spec) };
     const failures = [...metadataFailures, ...specFailures];
+    if (spec !== undefined) this.checked.add(fingerprint(checked as ObjectInputs));
     // A new resource (no olds): what `up` will create, asked of the API first when serverDryRun is on.
     if (failures.length === 0 && spec !== undefined && Object.keys(olds).length === 0) {
       const refusal = await this.serverDryRun(checked as ObjectInputs, (client, object) =>
@@ -196,7 +224,8 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     replaces: string[],
     deleteBeforeReplace: boolean,
   ): Promise<void> {
-    if (deleteBeforeReplace) return;
+    // Not a diff of the program's inputs (a refresh's), or a replacement that deletes first: nothing to ask.
+    if (deleteBeforeReplace || !this.checked.has(fingerprint(news))) return;
     const refusal = await this.serverDryRun(news, (client, inputs) =>
       replaces.length === 0
         ? this.writeUpdate(client, olds, inputs, { dryRun: true })

@@ -146,6 +146,24 @@ describe("server-side apply and server dry run through the real Pulumi CLI", () 
       expect(await stored()).toEqual(before);
       await expect(client.proxies.get("ssa-free")).rejects.toThrow(/not found/i);
     });
+
+    it("runs up with it (asking first, then writing)", async () => {
+      await up();
+      expect((await stored()).spec.shutdown.drainTimeout).toBe("12s");
+      expect((await client.proxies.get("ssa-free")).metadata.managedFields?.[0]?.manager).toBe(
+        "pulumi-exampledev",
+      );
+    });
+
+    it("asks nothing at refresh: drift on a field another manager took is reported, not refused", async () => {
+      // refresh configures the provider with the config of the last up, which had the dry run on.
+      await applyAs("kubectl", { spec: { shutdown: { drainTimeout: "30s" } } }, true);
+      const version = server.store.resourceVersion();
+      const refresh = await t.stack.refresh({ onOutput });
+      expect(refresh.summary.result).toBe("succeeded");
+      expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
+      expect(server.store.resourceVersion()).toBe(version);
+    });
   });
 
   it("never prints the API key", () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resourceProvider } from "../../provider";
+import { ObjectProvider } from "../../provider/object-provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import type { KindName } from "../../sdk/schema";
 import {
@@ -225,6 +226,46 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
     const taken = await check("Proxy", declared("edge", {}, { metadata: { name: "owned" } }));
     expect(taken.failures?.[0]?.reason).toContain('Proxy "owned" already exists on the server');
     expect(env.server.store.resourceVersion()).toBe(version);
+  });
+
+  it("asks nothing in a refresh's diff (refreshed outputs against stored inputs, no check in the process)", async () => {
+    await configureProvider({ "exampledev:baseUrl": env.server.url, "exampledev:serverSideApply": "true" });
+    const { inputs, outs } = await created(
+      "Proxy",
+      declared(
+        "edge",
+        { shutdown: { drainTimeout: "20s", minimumDrainTime: "40s" } },
+        { metadata: { name: "refreshed" } },
+      ),
+    );
+    const reply = await env.server.call(
+      "PATCH",
+      `${pathOf("Proxy", "refreshed")}?fieldManager=kubectl&force=true`,
+      {
+        body: {
+          apiVersion: "core.example.dev/v1alpha2",
+          kind: "Proxy",
+          metadata: { name: "refreshed" },
+          spec: { shutdown: { drainTimeout: "25s" } },
+        },
+        contentType: "application/apply-patch+yaml",
+      },
+    );
+    expect(reply.status).toBe(200);
+    const seen = await dryRunning({ "exampledev:serverSideApply": "true" });
+    // `pulumi refresh` runs in a fresh provider process: read, then diff (outputs as olds, stored inputs as news).
+    const refreshing = new ObjectProvider("Proxy");
+    const read = await refreshing.read("refreshed", outs);
+    const result = await refreshing.diff("refreshed", read.props as ObjectOutputs, inputs);
+    expect(result).toMatchObject({ changes: true, replaces: [] });
+    expect(seen.seen("PATCH", pathOf("Proxy", "refreshed"))).toEqual([]);
+
+    // The same diff of the program's checked inputs (preview, up) asks, and fails on the conflict.
+    const news = await refreshing.check(inputs, declared("edge", inputs.spec, { metadata: inputs.metadata }));
+    const error = await rejection(
+      refreshing.diff("refreshed", read.props as ObjectOutputs, news.inputs as ObjectInputs),
+    );
+    expect(error.message).toContain('conflict with "kubectl"');
   });
 
   it("names the API's refusal to connect as a failed dry run, so a preview with the setting needs the API", async () => {
