@@ -63,12 +63,19 @@ export function retryDelay(
 
 /**
  * GET, PUT and DELETE are idempotent. So is a JSON merge patch (RFC 7386): applying it to its own result
- * changes nothing, since it only sets or removes keys and replaces arrays whole. A JSON patch is not
- * (`add` to `/-` appends twice), nor is a POST, unless the caller recognises its own create on replay.
+ * changes nothing, since it only sets or removes keys and replaces arrays whole; and so is a server-side
+ * apply, which declares the manager's whole intent (a replayed create-apply meets its own object and is
+ * refused by the uid it carries, which the caller checks like a POST's 409). A JSON patch is not (`add` to
+ * `/-` appends twice), nor is a POST, unless the caller recognises its own create on replay.
  */
+const REPLAY_SAFE_PATCHES: ReadonlySet<string> = new Set([
+  "application/merge-patch+json",
+  "application/apply-patch+yaml",
+]);
+
 function isReplaySafe(request: RetryRequest): boolean {
   const method = request.method.toUpperCase();
   if (IDEMPOTENT_METHODS.has(method)) return true;
-  if (method === "PATCH") return request.contentType === "application/merge-patch+json";
+  if (method === "PATCH") return REPLAY_SAFE_PATCHES.has(request.contentType ?? "");
   return method === "POST" && request.recognisesOwnCreate === true;
 }

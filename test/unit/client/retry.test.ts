@@ -106,10 +106,13 @@ describe("what is retried", () => {
     expect(retryDelay(create, answered(503), 0, options)).toBeDefined();
   });
 
-  it("repeats a merge patch (idempotent) but not a JSON patch after a lost answer", () => {
+  it("repeats a merge patch and a server-side apply (idempotent) but not a JSON patch after a lost answer", () => {
     const merge = { method: "PATCH", contentType: "application/merge-patch+json" };
+    const apply = { method: "PATCH", contentType: "application/apply-patch+yaml" };
     const json = { method: "PATCH", contentType: "application/json-patch+json" };
     expect(retryDelay(merge, lost, 0, options)).toBeDefined();
+    expect(retryDelay(apply, lost, 0, options)).toBeDefined();
+    expect(retryDelay(apply, answered(503), 0, options)).toBeDefined();
     expect(retryDelay(json, lost, 0, options)).toBeUndefined();
     expect(retryDelay(json, answered(503), 0, options)).toBeUndefined();
   });
