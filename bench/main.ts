@@ -187,7 +187,8 @@ function printServer(figures: ServerFigures): void {
   const { memory, durable, client } = figures.medians;
   const load = (result: LoadResult) => `${result.opsPerSecond}/s p50 ${result.p50Ms} p99 ${result.p99Ms} ms`;
   console.log(
-    `\nAPI server (child process), ${OBJECTS} Proxies, concurrency ${CONCURRENCY} unless noted, medians`,
+    `\nAPI servers (child processes), ${OBJECTS} Proxies, concurrency ${CONCURRENCY} unless noted, medians; ` +
+      "ratios are medians of per-chunk ratios (both sides run in alternating chunks)",
   );
   console.log(
     table([
