@@ -13,8 +13,11 @@ import {
   type SchemaObject,
 } from "../../sdk/schema/openapi";
 import { APPLY_PATCH_TYPE } from "../http/apply-patch";
+import { DELETE_PARAMETERS } from "../resources/deletion";
+import { GET_PARAMETERS, LIST_PARAMETERS } from "../resources/list-options";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "../resources/patch";
 import { encodeSwaggerDocument, PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_TYPE } from "./openapi-protobuf";
+import { PATCH_PARAMETERS, WRITE_PARAMETERS } from "./query";
 
 /**
  * The OpenAPI documents kubectl reads: `/openapi/v3` lists one document per group version
@@ -95,19 +98,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "list",
     verb: "list",
     summary: (info) => `list or page through ${info.plural}, or watch them (watch=true)`,
-    parameters: [
-      "labelSelector",
-      "fieldSelector",
-      "limit",
-      "continue",
-      "resourceVersion",
-      "resourceVersionMatch",
-      "watch",
-      "allowWatchBookmarks",
-      "timeoutSeconds",
-      "sendInitialEvents",
-      "includeObject",
-    ],
+    parameters: LIST_PARAMETERS,
     answers: "list",
     codes: ["200"],
   },
@@ -116,7 +107,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "post",
     verb: "create",
     summary: (info) => `create a ${info.kind}`,
-    parameters: ["dryRun", "fieldManager", "fieldValidation"],
+    parameters: WRITE_PARAMETERS,
     consumes: ["application/json"],
     answers: "object",
     codes: ["201"],
@@ -126,14 +117,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "deletecollection",
     verb: "deletecollection",
     summary: (info) => `delete the ${info.plural} the selectors match (every one without them)`,
-    parameters: [
-      "labelSelector",
-      "fieldSelector",
-      "dryRun",
-      "gracePeriodSeconds",
-      "orphanDependents",
-      "propagationPolicy",
-    ],
+    parameters: ["labelSelector", "fieldSelector", ...DELETE_PARAMETERS],
     answers: "list",
     codes: ["200"],
   },
@@ -145,7 +129,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "get",
     verb: "read",
     summary: (info) => `read the specified ${info.kind}`,
-    parameters: ["resourceVersion", "resourceVersionMatch", "includeObject"],
+    parameters: GET_PARAMETERS,
     answers: "object",
     codes: ["200"],
   },
@@ -154,7 +138,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "put",
     verb: "replace",
     summary: (info) => `replace the specified ${info.kind}; metadata.resourceVersion is required`,
-    parameters: ["dryRun", "fieldManager", "fieldValidation"],
+    parameters: WRITE_PARAMETERS,
     consumes: ["application/json"],
     answers: "object",
     codes: ["200"],
@@ -165,7 +149,7 @@ const ITEM: readonly OperationSpec[] = [
     verb: "patch",
     summary: (info) =>
       `partially update the specified ${info.kind}: JSON patch, merge patch, or server-side apply (which creates it when it does not exist)`,
-    parameters: ["dryRun", "fieldManager", "fieldValidation", "force"],
+    parameters: PATCH_PARAMETERS,
     consumes: [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, APPLY_PATCH_TYPE],
     answers: "object",
     codes: ["200", "201"],
@@ -176,7 +160,7 @@ const ITEM: readonly OperationSpec[] = [
     verb: "delete",
     summary: (info) =>
       `delete the specified ${info.kind} (202 with its deletionTimestamp while finalizers or a Proxy's grace period hold it)`,
-    parameters: ["dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy"],
+    parameters: DELETE_PARAMETERS,
     consumes: ["application/json"],
     answers: "status",
     codes: ["200", "202"],

@@ -26,3 +26,9 @@ export function onlyParameters(...names: string[]) {
     }
   };
 }
+
+/** The query parameters of a create and an update (PUT): what the server does with the body, and who wrote it. */
+export const WRITE_PARAMETERS = ["fieldValidation", "fieldManager", "dryRun"] as const;
+
+/** The query parameters of a merge or JSON patch (an apply patch has its own: `APPLY_PARAMETERS`). */
+export const PATCH_PARAMETERS = ["fieldValidation", "fieldManager", "force", "dryRun"] as const;

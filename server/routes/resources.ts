@@ -25,7 +25,7 @@ import {
   tableOf,
 } from "../resources/table";
 import type { ObjectStore } from "../storage";
-import { onlyParameters, type Query, single } from "./query";
+import { onlyParameters, PATCH_PARAMETERS, type Query, single, WRITE_PARAMETERS } from "./query";
 import { serveWatch, type Watches } from "./watch";
 
 export interface ResourceRoutesOptions {
@@ -52,12 +52,12 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
-  const writeParameters = onlyParameters("fieldValidation", "fieldManager", "dryRun");
+  const writeParameters = onlyParameters(...WRITE_PARAMETERS);
   const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
   // An apply patch (server-side apply) has parameters of its own: see http/apply-patch.ts.
   const patchBody = {
     onRequest: acceptMediaTypes([...PATCH_TYPES, APPLY_PATCH_TYPE], true),
-    preValidation: patchParameters("fieldValidation", "fieldManager", "force", "dryRun"),
+    preValidation: patchParameters(...PATCH_PARAMETERS),
   };
   const listParameters = { preValidation: onlyParameters(...LIST_PARAMETERS) };
   const getParameters = { preValidation: onlyParameters(...GET_PARAMETERS) };
