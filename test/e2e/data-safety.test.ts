@@ -227,7 +227,7 @@ describe("nothing lost when a replacement fails or an answer is lost", () => {
   }, 1_200_000);
 });
 
-/** Runs a CLI operation again while it fails (a fault can outlast the retries), at most 6 times. */
+/** Runs a CLI operation again while it fails (a fault can outlast the retries), at most 10 times. */
 async function untilSucceeded(name: string, runs: Record<string, number>, run: () => Promise<unknown>) {
   for (let attempt = 1; ; attempt++) {
     runs[name] = attempt;
@@ -235,7 +235,7 @@ async function untilSucceeded(name: string, runs: Record<string, number>, run: (
       return await run();
     } catch (error) {
       // A refresh that found changes is a real failure, not a fault to retry.
-      if (attempt >= 6 || /expected no changes|no changes were expected/i.test(String(error))) throw error;
+      if (attempt >= 10 || /expected no changes|no changes were expected/i.test(String(error))) throw error;
     }
   }
 }
