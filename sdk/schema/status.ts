@@ -24,11 +24,64 @@ export interface ObjectStatus {
   conditions?: Condition[];
 }
 
+/** The phases of one git build, in order. */
+export const BUILD_PHASES = {
+  /** Waiting for a build slot (builds run a few at a time). */
+  Pending: "Pending",
+  /** Fetching, running the build command, packaging or pushing. */
+  Running: "Running",
+  /** Pushed: `digest` is the manifest digest in `build.output`. */
+  Succeeded: "Succeeded",
+  /** Failed; `message` says what failed and how to fix it. */
+  Failed: "Failed",
+} as const;
+
+export type BuildPhase = (typeof BUILD_PHASES)[keyof typeof BUILD_PHASES];
+
+/** One build of a git-sourced Service: which commit of which branch, and what it produced. */
+export interface BuildStatus {
+  phase: BuildPhase;
+  /** The branch built (`triggers.productionBranch`, or a preview's branch). */
+  branch: string;
+  /** The full commit id built; unset while the fetch has not found it. */
+  commit?: string;
+  /** The pushed manifest digest (`sha256:…`), set when `phase` is Succeeded. */
+  digest?: string;
+  startTime?: string;
+  completionTime?: string;
+  /** A bounded message or log tail (at most 2 KiB), secrets redacted. */
+  message?: string;
+}
+
+/** A preview Service the controller spawned for a branch or a pull request (API-SPEC rule 7). */
+export interface PreviewStatus {
+  /** The preview Service's name. */
+  name: string;
+  branch: string;
+  /** The pull request's number, when the preview is for one. */
+  pullRequest?: number;
+}
+
+/** What a moving `source.oci.tag` resolved to, and when. */
+export interface ResolvedBundleStatus {
+  tag: string;
+  digest: string;
+  resolvedAt: string;
+}
+
 export interface ServiceStatus extends ObjectStatus {
   /** The revision minted for the current template and bundle, or the last one minted while that fails. */
   latestRevision?: string;
   /** The revision selected to serve (`spec.liveRevision` when pinned, else the latest). */
   liveRevision?: string;
+  /** A git source's build in progress (phase Pending or Running); unset when none runs. */
+  build?: BuildStatus;
+  /** A git source's last finished build (Succeeded or Failed). */
+  lastBuild?: BuildStatus;
+  /** The preview Services this Service owns, sorted by name. */
+  previews?: PreviewStatus[];
+  /** An OCI source named by tag: the digest the tag last resolved to. */
+  resolvedBundle?: ResolvedBundleStatus;
 }
 
 /** The condition types of a Service, one per concern, in the order the controller reports them. */
@@ -50,6 +103,12 @@ export const CONDITION_REASONS = {
     Minted: "Minted",
     /** False: a git source; no revision until a build produces a bundle digest. */
     AwaitingBuild: "AwaitingBuild",
+    /** False: the last build failed (build error, unreachable repository, missing branch, escape, timeout). */
+    BuildFailed: "BuildFailed",
+    /** False: `build.command` is set but the server runs no build commands (`--build-commands` is off). */
+    BuildCommandsDisabled: "BuildCommandsDisabled",
+    /** False: `credentialsRef` names credentials the server does not have (`--credentials`). */
+    CredentialsNotFound: "CredentialsNotFound",
     /** False: the bundle's tag could not be resolved to a digest (registry refused, unreachable, no tag). */
     BundleResolutionFailed: "BundleResolutionFailed",
     /** False: the source cannot be used as written (no source, a malformed repo, a credentialsRef). */
@@ -90,7 +149,13 @@ export type ConditionReason = ReasonOf<ConditionType>;
  * success).
  */
 export const TERMINAL_REASONS: { readonly [T in ConditionType]: readonly ReasonOf<T>[] } = {
-  Accepted: [CONDITION_REASONS.Accepted.BundleResolutionFailed, CONDITION_REASONS.Accepted.InvalidSource],
+  Accepted: [
+    CONDITION_REASONS.Accepted.BundleResolutionFailed,
+    CONDITION_REASONS.Accepted.InvalidSource,
+    CONDITION_REASONS.Accepted.BuildFailed,
+    CONDITION_REASONS.Accepted.BuildCommandsDisabled,
+    CONDITION_REASONS.Accepted.CredentialsNotFound,
+  ],
   EgressReady: [],
   LiveRevisionReady: [
     CONDITION_REASONS.LiveRevisionReady.RevisionNotFound,
