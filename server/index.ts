@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { LogLevel } from "fastify";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
-import { startController } from "./controller";
+import { CredentialsFile, startController } from "./controller";
 import { errorFields } from "./http/request-log";
 import { startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
@@ -50,6 +50,13 @@ export interface ServerOptions {
    * client is told a write succeeded that a restart would lose. Tests pass their own.
    */
   onStorageFailure?: (error: Error) => void;
+  /**
+   * A YAML or JSON file of registry credentials that `credentialsRef`s name (`--credentials`): read at
+   * start (an unusable file fails the start) and again whenever it changes.
+   */
+  credentialsFile?: string;
+  /** How often tags of OCI sources without a digest are resolved again; 0 turns it off. Default 30 s. */
+  tagPollIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -81,6 +88,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logLevel: options.logLevel,
     logStream: options.logStream,
   });
+  let credentials: CredentialsFile | undefined;
+  try {
+    credentials =
+      options.credentialsFile === undefined
+        ? undefined
+        : CredentialsFile.open(options.credentialsFile, app.log.child({ component: "credentials" }));
+  } catch (error) {
+    await app.close();
+    store.close();
+    throw error;
+  }
   const lifecycle = startLifecycle({
     store,
     proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
@@ -89,9 +107,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     gateways: options.egressGateways ?? ["default"],
     log: app.log.child({ component: "controller" }),
+    ...(credentials && { credentials }),
+    ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
   });
   const stopBackground = async () => {
     await controller.stop();
+    credentials?.close();
     lifecycle.stop();
     store.close();
   };

@@ -1,13 +1,16 @@
 import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
 import { parseDuration } from "../sdk/schema";
+import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./controller";
 import { DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                          [--token <token>] [--egress-gateways default,...] [--log-level info]
-                         [--proxy-deletion-grace 1s]
+                         [--proxy-deletion-grace 1s] [--credentials <file>] [--tag-poll-interval 30s]
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
-The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.`;
+The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
+--credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
+it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
@@ -26,6 +29,8 @@ function parseOptions(args: string[]) {
       "egress-gateways": { type: "string", default: "default" },
       "log-level": { type: "string", default: "info" },
       "proxy-deletion-grace": { type: "string" },
+      credentials: { type: "string" },
+      "tag-poll-interval": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -47,6 +52,12 @@ function parseOptions(args: string[]) {
     graceText === undefined ? DEFAULT_PROXY_DELETION_GRACE_MS : parseDuration(graceText);
   if (proxyDeletionGraceMs === undefined || proxyDeletionGraceMs < 0)
     fail(`--proxy-deletion-grace: "${graceText}" is not a duration such as 1s, 250ms or 0`);
+  const tagPollText = values["tag-poll-interval"];
+  const tagPollIntervalMs =
+    tagPollText === undefined ? DEFAULT_TAG_POLL_INTERVAL_MS : parseDuration(tagPollText);
+  if (tagPollIntervalMs === undefined || tagPollIntervalMs < 0)
+    fail(`--tag-poll-interval: "${tagPollText}" is not a duration such as 30s, 1m or 0 (off)`);
+  if (values.credentials === "") fail("--credentials: give the path of a YAML or JSON file");
   return {
     port,
     host: values.host,
@@ -58,6 +69,8 @@ function parseOptions(args: string[]) {
       .filter(Boolean),
     logLevel,
     proxyDeletionGraceMs,
+    tagPollIntervalMs,
+    ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
   };
 }
 

@@ -111,7 +111,7 @@ export const CONDITION_REASONS = {
     CredentialsNotFound: "CredentialsNotFound",
     /** False: the bundle's tag could not be resolved to a digest (registry refused, unreachable, no tag). */
     BundleResolutionFailed: "BundleResolutionFailed",
-    /** False: the source cannot be used as written (no source, a malformed repo, a credentialsRef). */
+    /** False: the source cannot be used as written (no source, a malformed repo). */
     InvalidSource: "InvalidSource",
     /** False: the revision's name is held by a ServiceRevision this Service does not control. */
     RevisionNameTaken: "RevisionNameTaken",

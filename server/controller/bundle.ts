@@ -1,16 +1,23 @@
 // Which digest-pinned bundle a Service's source stands for. A tag is resolved once per write of the
 // Service: syncs caused by anything else (revision events, the controller's own status writes, a restart
-// once the status is current) reuse the answer, so a moved tag is picked up when the Service is written.
-// A failure that may pass is the exception: it is asked about again, but not while its retry backs off.
+// once the status is current) reuse the answer, so a moved tag is picked up when the Service is written
+// or when the tag poll (`recheckTag`) finds it moved. A failure that may pass is the exception: it is
+// asked about again, but not while its retry backs off.
 import type { BundleRef, ServiceSource } from "../../sdk/schema";
 import { CONDITION_REASONS } from "../../sdk/schema/status";
 import type { StoredObject } from "../storage";
-import { type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
+import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
 
+/** The tag an OCI source names and the digest it resolved to (`status.resolvedBundle`). */
+export interface ResolvedTag {
+  tag: string;
+  digest: string;
+}
+
 export type BundleOutcome =
-  | { ok: true; bundle: PinnedBundle }
+  | { ok: true; bundle: PinnedBundle; resolvedTag?: ResolvedTag }
   | { ok: false; reason: RejectionReason; message: string; retryable: boolean };
 
 const AWAITING_BUILD: BundleOutcome = {
@@ -60,10 +67,35 @@ export class BundleSources {
     if (source.git) return AWAITING_BUILD;
     const { oci } = source;
     if (!oci) return NO_SOURCE;
-    const result = oci.digest
-      ? { ok: true as const, digest: oci.digest }
-      : await this.resolveTag(service, oci, options);
-    return result.ok ? { ok: true, bundle: pinBundle(oci, result.digest) } : result;
+    if (oci.digest) {
+      // No network: only a credentialsRef is looked up, so a missing one is reported for pinned bundles too.
+      const pinned = await resolveBundle(oci, this.resolveOptions);
+      return pinned.ok ? { ok: true, bundle: pinBundle(oci, pinned.digest) } : pinned;
+    }
+    const result = await this.resolveTag(service, oci, options);
+    if (!result.ok) return result;
+    const resolvedTag = { tag: oci.tag ?? DEFAULT_TAG, digest: result.digest };
+    return { ok: true, bundle: pinBundle(oci, result.digest), resolvedTag };
+  }
+
+  /**
+   * The tag poll: resolves the tag of a Service the controller has answered for again, and keeps the new
+   * answer when it differs (a moved tag, or a tag that failed and resolves now). Returns whether it moved,
+   * so the caller queues a sync; a failure keeps the last answer (the Service stays on its revision).
+   * A write of the Service meanwhile wins: its own sync resolves afresh.
+   */
+  async recheckTag(service: StoredObject, oci: BundleRef): Promise<{ moved: boolean; failure?: string }> {
+    const { name, uid, resourceVersion } = service.metadata;
+    const known = this.resolutions.get(name);
+    // Not answered for this write yet: the sync it queued resolves the tag anyway.
+    if (!known || known.uid !== uid || known.resourceVersion !== resourceVersion) return { moved: false };
+    const before = known.result;
+    const result = await resolveBundle(oci, this.resolveOptions);
+    if (this.resolutions.get(name) !== known || known.result !== before) return { moved: false };
+    if (!result.ok) return { moved: false, failure: result.message };
+    if (before.ok && before.digest === result.digest) return { moved: false };
+    known.result = result;
+    return { moved: true };
   }
 
   /** The controller turned `before` into `after` by writing status: no user wrote the Service. */
@@ -93,8 +125,11 @@ export class BundleSources {
       const { result } = known;
       if (result.ok || !result.retryable || options.retryPending) return result;
     }
-    if (!sameService && options.settledDigest) return { ok: true, digest: options.settledDigest };
-    const result = await resolveBundle(oci, this.resolveOptions);
+    // Recorded like a resolution, so the tag poll compares against what the Service runs.
+    const result: ResolveResult =
+      !sameService && options.settledDigest
+        ? { ok: true, digest: options.settledDigest }
+        : await resolveBundle(oci, this.resolveOptions);
     this.resolutions.set(name, { uid, resourceVersion, result });
     return result;
   }

@@ -2,19 +2,32 @@
 // sample-controller: events from the store only queue Service names (a revision's event queues its owner),
 // one worker syncs one name at a time, and the sync is idempotent. The controller's own writes come back
 // as events too: the sync they queue finds the stored state as it would write it and writes nothing.
-import type { ObjectStore } from "../storage/types";
+import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
+import type { ObjectStore, StoredObject } from "../storage/types";
+import { BundleSources } from "./bundle";
+import type { ConditionState } from "./conditions";
+import type { CredentialsFile } from "./credentials";
 import { serviceKeyOf } from "./events";
 import { type ControllerLogger, silentLogger } from "./logger";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
 import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
+import { DEFAULT_TAG_POLL_INTERVAL_MS, startTagPoll } from "./tag-poll";
 
 export type { ServiceStatus } from "../../sdk/schema/status";
 export type { Condition, ConditionStatus } from "./conditions";
+export {
+  CREDENTIALS_FLAG,
+  CredentialsFile,
+  type CredentialsLookup,
+  type CredentialsSource,
+  NO_CREDENTIALS_FILE,
+} from "./credentials";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
 export { SERVICE_LABEL } from "./revision";
+export { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
 
 export interface ControllerOptions {
   store: ObjectStore;
@@ -23,6 +36,10 @@ export interface ControllerOptions {
   log?: ControllerLogger;
   /** Per-Service backoff after a failure that may pass (registry down). Default 1 s doubling to 5 min. */
   backoff?: BackoffOptions;
+  /** What `credentialsRef`s name (`--credentials`); without it every reference is reported missing. */
+  credentials?: CredentialsFile;
+  /** How often tags of OCI sources without a digest are resolved again (`--tag-poll-interval`); 0: never. */
+  tagPollIntervalMs?: number;
 }
 
 export interface Controller {
@@ -38,11 +55,15 @@ export function startController(options: ControllerOptions): Controller {
   const queue = new WorkQueue(options.backoff);
   const stopping = new AbortController();
   const owned = new OwnedRevisions(store);
+  const bundles = new BundleSources({
+    signal: stopping.signal,
+    ...(options.credentials && { credentials: options.credentials }),
+  });
   const sync = new ServiceSync({
     store,
     gateways: options.gateways ?? [DEFAULT_GATEWAY],
     log,
-    resolve: { signal: stopping.signal },
+    bundles,
     ownedRevisions: (service) => owned.of(service),
   });
 
@@ -52,6 +73,23 @@ export function startController(options: ControllerOptions): Controller {
   });
   // Crash repair: whatever a stop interrupted (a revision minted, status not yet written) converges now.
   for (const service of store.list("Service")) queue.add(service.metadata.name);
+  // A user who adds a missing credentials entry sees the Services that named it minted, without a restart.
+  const unwatchCredentials = options.credentials?.onChange(() => {
+    for (const service of store.list("Service")) {
+      if (!lacksCredentials(service)) continue;
+      bundles.forget(service.metadata.name);
+      queue.add(service.metadata.name);
+    }
+  });
+  startTagPoll({
+    store,
+    bundles,
+    intervalMs: options.tagPollIntervalMs ?? DEFAULT_TAG_POLL_INTERVAL_MS,
+    log,
+    enqueue: (name) => queue.add(name),
+    retryPending: (name) => queue.retryPending(name),
+    signal: stopping.signal,
+  });
 
   const worker = (async () => {
     for (let name = await queue.get(); name !== undefined; name = await queue.get()) {
@@ -80,10 +118,22 @@ export function startController(options: ControllerOptions): Controller {
     idle: () => queue.idle(),
     async stop() {
       unsubscribe();
+      unwatchCredentials?.();
       owned.close();
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
       await worker;
     },
   };
+}
+
+/** Whether the Service's status says a credentialsRef it names is missing. */
+function lacksCredentials(service: StoredObject): boolean {
+  const conditions = service.status?.conditions;
+  if (!Array.isArray(conditions)) return false;
+  return (conditions as ConditionState[]).some(
+    (condition) =>
+      condition?.type === CONDITION_TYPES.Accepted &&
+      condition.reason === CONDITION_REASONS.Accepted.CredentialsNotFound,
+  );
 }

@@ -5,6 +5,7 @@ import {
   CONDITION_REASONS,
   CONDITION_TYPES,
   type ReasonOf,
+  type ResolvedBundleStatus,
   type ServiceStatus,
 } from "../../sdk/schema/status";
 import { type Condition, type ConditionState, nextConditions } from "./conditions";
@@ -137,6 +138,8 @@ export interface StatusInput {
   latestRevision: string | undefined;
   liveRevision: string | undefined;
   conditions: readonly ConditionState[];
+  /** The tag an OCI source resolved to (the last answer while a resolution fails); unset for digests. */
+  resolvedTag?: { tag: string; digest: string } | undefined;
   /** The stored status, for the transition times of conditions whose status did not change. */
   previous: Record<string, unknown> | undefined;
   now: string;
@@ -149,5 +152,23 @@ export function serviceStatus(input: StatusInput): WrittenServiceStatus {
     ...(latestRevision !== undefined && { latestRevision }),
     ...(liveRevision !== undefined && { liveRevision }),
     conditions: nextConditions(input.previous?.conditions, input.conditions, generation, input.now),
+    ...(input.resolvedTag && {
+      resolvedBundle: resolvedBundleStatus(input.resolvedTag, input.previous?.resolvedBundle, input.now),
+    }),
   };
+}
+
+/**
+ * `resolvedAt` is when the tag was first seen at this digest: it stays while the digest does, so a poll
+ * that finds the tag where it was writes nothing.
+ */
+function resolvedBundleStatus(
+  resolved: { tag: string; digest: string },
+  previous: unknown,
+  now: string,
+): ResolvedBundleStatus {
+  const before = previous as Partial<ResolvedBundleStatus> | undefined;
+  const same = before?.tag === resolved.tag && before.digest === resolved.digest;
+  const resolvedAt = same && typeof before.resolvedAt === "string" ? before.resolvedAt : now;
+  return { tag: resolved.tag, digest: resolved.digest, resolvedAt };
 }

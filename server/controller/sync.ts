@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
 import { type ObjectStore, type StoredObject, timestamp } from "../storage";
-import { type BundleOutcome, BundleSources } from "./bundle";
+import { type BundleOutcome, BundleSources, type ResolvedTag } from "./bundle";
 import type { ConditionState } from "./conditions";
 import { revisionsToPrune } from "./history";
 import type { ControllerLogger } from "./logger";
@@ -33,6 +33,8 @@ export interface ServiceSyncOptions {
   resolve?: ResolveOptions;
   /** The revisions a Service controls. Default: a scan of every revision (the controller passes an index). */
   ownedRevisions?: (service: StoredObject) => StoredObject[];
+  /** The resolution cache, shared with the tag poll. Default: one of its own with `resolve`. */
+  bundles?: BundleSources;
 }
 
 export interface SyncOptions {
@@ -65,7 +67,7 @@ export class ServiceSync {
     this.ownedRevisions = options.ownedRevisions ?? ((service) => ownedRevisions(this.store, service));
     this.gateways = new Set(options.gateways);
     this.log = options.log;
-    this.bundles = new BundleSources(options.resolve);
+    this.bundles = options.bundles ?? new BundleSources(options.resolve);
   }
 
   /**
@@ -119,6 +121,7 @@ export class ServiceSync {
           latest,
         ),
       ],
+      resolvedTag: outcome.ok ? outcome.resolvedTag : this.lastResolvedTag(service, spec),
       previous: service.status,
       now: timestamp(),
     });
@@ -167,6 +170,12 @@ export class ServiceSync {
     const latest = service.status?.latestRevision;
     const revision = typeof latest === "string" ? this.store.get("ServiceRevision", latest) : undefined;
     return revision && isControlledBy(revision, service) ? revision : undefined;
+  }
+
+  /** While a tag cannot be resolved, the status keeps saying what it last resolved to. */
+  private lastResolvedTag(service: StoredObject, spec: ServiceSpec): ResolvedTag | undefined {
+    if (!spec.source.oci || spec.source.oci.digest) return undefined;
+    return service.status?.resolvedBundle as ResolvedTag | undefined;
   }
 
   /** The digest of the latest revision when the stored status says it was minted for this generation. */

@@ -4,6 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type FailureReason,
   isLoopbackHost,
   type ResolveResult,
   registryBaseUrl,
@@ -39,11 +40,7 @@ function expectDigest(result: ResolveResult, digest: string) {
   expect(result).toEqual({ ok: true, digest });
 }
 
-function expectFailure(
-  result: ResolveResult,
-  reason: "BundleResolutionFailed" | "InvalidSource",
-  retryable: boolean,
-) {
+function expectFailure(result: ResolveResult, reason: FailureReason, retryable: boolean) {
   if (result.ok) throw new Error(`expected a failure, got digest ${result.digest}`);
   failureMessages.push(result.message);
   expect({ reason: result.reason, retryable: result.retryable }).toEqual({ reason, retryable });
@@ -151,12 +148,18 @@ describe("resolveBundle", () => {
       expectDigest(await resolveBundle({ repo, tag: "v1", digest }), digest);
     });
 
-    it("refuses credentialsRef because the local server stores no secrets", async () => {
+    it("reports a credentialsRef without a credentials file as CredentialsNotFound, digest or not", async () => {
       const credentialsRef = { group: "core", name: "registry-login", namespace: "team" };
-      const result = await resolveBundle({ repo: open.repo(PATH), credentialsRef });
-      const message = expectFailure(result, "InvalidSource", false);
-      expect(message).toContain("spec.source.oci.credentialsRef");
-      expect(message).toContain("spec.source.oci.credentials");
+      const digest = `sha256:${"ab".repeat(32)}`;
+      for (const ref of [
+        { repo: open.repo(PATH), credentialsRef },
+        { repo: open.repo(PATH), digest, credentialsRef },
+      ]) {
+        const message = expectFailure(await resolveBundle(ref), "CredentialsNotFound", false);
+        expect(message).toContain("spec.source.oci.credentialsRef");
+        expect(message).toContain("--credentials");
+        expect(message).toContain("spec.source.oci.credentials");
+      }
     });
 
     it("refuses a repo without a path, naming the field and the expected form", async () => {

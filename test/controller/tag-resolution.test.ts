@@ -136,14 +136,16 @@ describe("tag resolution", () => {
     expect(accepted(status).message).toContain(`cannot resolve tag "nope" of ${open.repo(PATH)}`);
   });
 
-  it("reports a credentialsRef, which this server cannot read, as InvalidSource", async () => {
+  it("reports a credentialsRef on a server without --credentials as CredentialsNotFound", async () => {
     const credentialsRef = { group: "core", name: "registry-login", namespace: "team" };
     await api.create("ref", {
       ...fromTag(open.repo(PATH)),
       source: { oci: { repo: open.repo(PATH), tag: "v1", credentialsRef } },
     });
-    const status = await api.reason("ref", "Accepted", "InvalidSource");
-    expect(accepted(status).message).toContain("spec.source.oci.credentialsRef");
+    const status = await api.reason("ref", "Accepted", "CredentialsNotFound");
+    expect(accepted(status).message).toContain(
+      'spec.source.oci.credentialsRef names credentials group "core", namespace "team", name "registry-login", but the server was started without --credentials',
+    );
   });
 
   it("keeps the last minted revision while a new tag cannot be resolved", async () => {

@@ -2,6 +2,7 @@
 // challenge asks for (HTTP basic, or a token from its token service).
 import { type OCICredentials, SECRET_FIELDS } from "../../../sdk/schema";
 import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { CREDENTIALS_FLAG } from "../credentials";
 import { type Challenge, parseChallenge } from "./challenge";
 import { ResolutionFailure, serverMessage } from "./failure";
 import { type HttpResponse, header, type RequestContext, send } from "./http";
@@ -25,6 +26,12 @@ interface TokenResponse {
 const basicCredentials = (username: string, password: string) =>
   Buffer.from(`${username}:${password}`, "utf8").toString("base64");
 
+/**
+ * Where a resolution's credentials come from: the BundleRef's `credentials`, or the `--credentials` entry
+ * its `credentialsRef` names. Messages say where to fix them.
+ */
+export type CredentialsOrigin = "inline" | "reference";
+
 export class RegistryAuthenticator {
   private authorization: string | undefined;
   private challengeAnswered = false;
@@ -39,6 +46,7 @@ export class RegistryAuthenticator {
     private readonly context: RequestContext,
     /** Where the BundleRef sits in the object, to name fields in messages. */
     private readonly fieldPath: string,
+    private readonly origin: CredentialsOrigin = "inline",
   ) {
     // passwordData takes precedence over password (API-SPEC, OCICredentials).
     this.password = credentials.passwordData ?? credentials.password;
@@ -75,8 +83,7 @@ export class RegistryAuthenticator {
   private async meet(challenge: Challenge | undefined): Promise<string | undefined> {
     if (challenge?.scheme === "basic") {
       if (this.credentials.username === undefined || this.password === undefined) {
-        const credentials = `${this.fieldPath}.credentials`;
-        return `the registry requires a username and password: set ${credentials}.username and ${credentials}.passwordData`;
+        return `the registry requires a username and password: ${this.setFields(["username", "passwordData"])}`;
       }
       this.authorization = `Basic ${basicCredentials(this.credentials.username, this.password)}`;
       return undefined;
@@ -92,6 +99,16 @@ export class RegistryAuthenticator {
       : "the registry requires authentication but sent no WWW-Authenticate challenge";
   }
 
+  private setFields(fields: string[]): string {
+    return this.origin === "inline"
+      ? `set ${fields.map((field) => `${this.fieldPath}.credentials.${field}`).join(" and ")}`
+      : `set ${fields.join(" and ")} in ${this.referencedEntry()}`;
+  }
+
+  private referencedEntry(): string {
+    return `the ${CREDENTIALS_FLAG} entry that ${this.fieldPath}.credentialsRef names`;
+  }
+
   private rejectedCredentials(): string {
     if (this.credentials.refreshToken) {
       return "the registry rejected the token obtained with the refresh token";
@@ -99,7 +116,11 @@ export class RegistryAuthenticator {
     if (this.credentials.username !== undefined) {
       return `the registry rejected the credentials of user "${this.credentials.username}"`;
     }
-    return `the registry refused anonymous access: set ${this.fieldPath}.credentials`;
+    const fix =
+      this.origin === "inline"
+        ? `set ${this.fieldPath}.credentials`
+        : `give ${this.referencedEntry()} a username and passwordData, an accessToken or a refreshToken`;
+    return `the registry refused anonymous access: ${fix}`;
   }
 
   private describeGrant(): string {

@@ -6,7 +6,8 @@ import type { CONDITION_REASONS } from "../../../sdk/schema/status";
 /** The Accepted reasons a resolution fails with. */
 export type FailureReason =
   | typeof CONDITION_REASONS.Accepted.BundleResolutionFailed
-  | typeof CONDITION_REASONS.Accepted.InvalidSource;
+  | typeof CONDITION_REASONS.Accepted.InvalidSource
+  | typeof CONDITION_REASONS.Accepted.CredentialsNotFound;
 
 export class ResolutionFailure extends Error {
   constructor(

@@ -1,5 +1,5 @@
 // Resolution of OCI bundle references for the controller: the public surface of this folder.
 export type { FailureReason } from "./failure";
 export { isLoopbackHost, registryBaseUrl } from "./reference";
-export { type ResolveOptions, type ResolveResult, resolveBundle } from "./resolve";
+export { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./resolve";
 export type { Sleep } from "./retry";

@@ -4,13 +4,14 @@ import { createHash } from "node:crypto";
 import { redact } from "../../../sdk/errors/redact";
 import type { BundleRef } from "../../../sdk/schema";
 import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import { RegistryAuthenticator } from "./auth";
 import { type FailureReason, ResolutionFailure, serverMessage } from "./failure";
 import { type HttpResponse, header, type RequestContext, send } from "./http";
 import { manifestUrl, parseRepository, type Repository } from "./reference";
 import { defaultSleep, isTransientStatus, type Sleep } from "./retry";
 
-const { BundleResolutionFailed, InvalidSource } = CONDITION_REASONS.Accepted;
+const { BundleResolutionFailed } = CONDITION_REASONS.Accepted;
 
 export interface ResolveOptions {
   /** Per HTTP attempt. Default 10 s. */
@@ -23,6 +24,8 @@ export interface ResolveOptions {
   sleep?: Sleep;
   /** Where the BundleRef sits in the object, for messages. Default `spec.source.oci`. */
   fieldPath?: string;
+  /** What a `credentialsRef` names (`--credentials`). Default: no file, so every reference is missing. */
+  credentials?: CredentialsSource;
 }
 
 export type ResolveResult =
@@ -30,7 +33,7 @@ export type ResolveResult =
   | { ok: false; reason: FailureReason; message: string; retryable: boolean };
 
 // Mirrors the schema's BundleRef default (tag "latest"), which sdk/schema applies but does not export.
-const DEFAULT_TAG = "latest";
+export const DEFAULT_TAG = "latest";
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 3;
 
@@ -112,12 +115,12 @@ async function resolveTag(
 }
 
 /**
- * Resolves a BundleRef to a `sha256:` manifest digest. A set digest is returned as is, without network;
- * otherwise the tag (default `latest`) is looked up in the registry named by `repo`. Failures are
- * values, their messages free of secrets; `retryable` says whether trying later can help.
+ * Resolves a BundleRef to a `sha256:` manifest digest. A set digest is returned as is, without network
+ * (once a `credentialsRef` is found: a reference to missing credentials fails either way); otherwise the
+ * tag (default `latest`) is looked up in the registry named by `repo`. Failures are values, their
+ * messages free of secrets; `retryable` says whether trying later can help.
  */
 export async function resolveBundle(ref: BundleRef, options: ResolveOptions = {}): Promise<ResolveResult> {
-  if (ref.digest) return { ok: true, digest: ref.digest };
   const fieldPath = options.fieldPath ?? "spec.source.oci";
   const tag = ref.tag ?? DEFAULT_TAG;
   const context: RequestContext = {
@@ -128,24 +131,21 @@ export async function resolveBundle(ref: BundleRef, options: ResolveOptions = {}
   };
   let secrets: string[] = [];
   try {
-    if (ref.credentialsRef) {
-      const { namespace, name } = ref.credentialsRef;
-      throw new ResolutionFailure(
-        InvalidSource,
-        `${fieldPath}.credentialsRef names the secret ${namespace}/${name}, but the local server stores no secrets: put the registry credentials in ${fieldPath}.credentials instead`,
-        false,
-      );
-    }
+    const found = (options.credentials ?? NO_CREDENTIALS_FILE).lookup(ref, fieldPath);
+    // Not retried on a backoff: the controller syncs such Services again when the file changes.
+    if (!found.ok) throw new ResolutionFailure(found.reason, found.message, false);
+    if (ref.digest) return { ok: true, digest: ref.digest };
     const repository = parseRepository(ref.repo, fieldPath);
-    const auth = new RegistryAuthenticator(ref.credentials ?? {}, repository, context, fieldPath);
+    const origin = ref.credentialsRef ? "reference" : "inline";
+    const auth = new RegistryAuthenticator(found.credentials ?? {}, repository, context, fieldPath, origin);
     secrets = auth.secrets;
     return { ok: true, digest: await resolveTag(repository, tag, auth, context) };
   } catch (error) {
     if (!(error instanceof ResolutionFailure)) throw error;
     const message =
-      error.reason === InvalidSource
-        ? error.message
-        : `cannot resolve tag "${tag}" of ${ref.repo} (${fieldPath}): ${error.message}`;
+      error.reason === BundleResolutionFailed
+        ? `cannot resolve tag "${tag}" of ${ref.repo} (${fieldPath}): ${error.message}`
+        : error.message;
     return { ok: false, reason: error.reason, message: redact(message, secrets), retryable: error.retryable };
   }
 }
