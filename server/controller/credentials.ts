@@ -47,7 +47,7 @@ export function parseCredentialsFile(text: string): Loaded {
   let document: unknown;
   try {
     // JSON is YAML, so one parser reads both.
-    document = parseYaml(text, { prettyErrors: false });
+    document = parseYaml(text);
   } catch (error) {
     // The parser's own message quotes the offending line, which may hold a secret: give its position only.
     const at =
