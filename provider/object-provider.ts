@@ -26,8 +26,8 @@ import { containsUnknown } from "../sdk/schema/sentinel";
 import { conflictFailure, FIELD_MANAGER, fieldConflicts, isOwnManager, ownershipMigration } from "./apply";
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
-import { pollingSource } from "./await/source";
 import { WaitFailedError, waitFor } from "./await/wait";
+import { watchSource } from "./await/watch-source";
 import { checkDefersToPolicies, clientFor, configure, serverDryRunEnabled, writeMode } from "./clients";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 import { autoName } from "./naming";
@@ -575,8 +575,7 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     condition: Condition<AnyObject | undefined>,
     timeoutSeconds?: number,
   ) {
-    const source = pollingSource((objectName, signal) => this.find(client, objectName, { signal }));
-    return waitFor(source, name, condition, {
+    return waitFor(watchSource(this.accessor(client)), name, condition, {
       timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
     });
   }

@@ -40,3 +40,4 @@ export type {
   WaitOptions,
   WriteOptions,
 } from "./types";
+export type { WatchEvent, WatchEventType, WatchOptions, WatchStream } from "./watch";

@@ -29,6 +29,7 @@ import type {
   WaitOptions,
   WriteOptions,
 } from "./types";
+import { type WatchOptions, type WatchStream, watchStream } from "./watch";
 
 const PATCH_CONTENT_TYPES = {
   merge: "application/merge-patch+json",
@@ -206,6 +207,30 @@ class KindClient<T, I> implements ResourceClient<T, I> {
       }
       throw error;
     }
+  }
+
+  async watch(options: WatchOptions = {}): Promise<WatchStream<T>> {
+    const { resourceVersion, allowWatchBookmarks, timeoutSeconds, labelSelector, fieldSelector, signal } =
+      options;
+    const path = withQuery(resourcePath(this.kind), {
+      watch: "true",
+      resourceVersion,
+      allowWatchBookmarks: allowWatchBookmarks === undefined ? undefined : String(allowWatchBookmarks),
+      timeoutSeconds,
+      labelSelector,
+      fieldSelector,
+    });
+    const response = await this.context.transport.stream({ method: "GET", path, ...(signal && { signal }) });
+    if (!response.open) {
+      throw this.error(
+        { statusCode: response.statusCode, body: response.answer, replayed: false },
+        undefined,
+        [],
+      );
+    }
+    return watchStream<T>(response.body, (status) =>
+      this.error({ statusCode: Number(status.code) || 500, body: status, replayed: false }, undefined, []),
+    );
   }
 
   private async find(name: string, options: CallOptions): Promise<T | undefined> {

@@ -1,4 +1,5 @@
-import { Pool } from "undici";
+import type { Readable } from "node:stream";
+import { type Dispatcher, Pool } from "undici";
 import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
 import { type Sleep, withOverrides } from "../shared/retry";
 import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
@@ -38,6 +39,11 @@ export interface HttpResponse {
   /** Sent again after an attempt that may have reached the server: a 409 may be the echo of our own write. */
   replayed: boolean;
 }
+
+/** A streamed answer: the body to read when the status is 200, the parsed answer otherwise. */
+export type StreamResponse =
+  | { open: true; body: Readable }
+  | { open: false; statusCode: number; answer: unknown };
 
 interface Failure {
   timedOut: boolean;
@@ -94,6 +100,36 @@ export class Transport {
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  /**
+   * A GET whose answer is a stream (a watch): one attempt, no retries and no deadline on the body, which
+   * lasts as long as the server keeps it open; `signal` ends it. A 200 returns the body as it arrives;
+   * another status returns the whole answer as `send` would. Resuming after a break is the caller's business.
+   */
+  async stream(request: HttpRequest): Promise<StreamResponse> {
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await this.pool.request({
+        method: "GET",
+        path: this.basePath + request.path,
+        headers: this.headers(request),
+        ...(request.signal && { signal: request.signal }),
+        headersTimeout: timeoutMs,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const failure = classify(error, false);
+      if (!failure) throw error;
+      throw this.transportError(request, failure, 1);
+    }
+    const statusCode = answer.statusCode;
+    if (statusCode === 200) return { open: true, body: answer.body };
+    const text = await answer.body.text();
+    const contentType = firstHeader(answer.headers["content-type"]);
+    return { open: false, statusCode, answer: this.parse(request, { statusCode, text, contentType }).body };
   }
 
   private async attempt(request: HttpRequest): Promise<Attempt> {

@@ -8,6 +8,7 @@ import type {
   ServiceSpecInput,
 } from "../schema";
 import type { ObjectStatus, ServiceStatus } from "../schema/status";
+import type { WatchOptions, WatchStream } from "./watch";
 
 export type { Condition, ConditionStatus, ObjectStatus, ServiceStatus } from "../schema/status";
 
@@ -271,4 +272,10 @@ export interface ResourceClient<T, I> {
     predicate: (object: T | undefined) => boolean,
     options: WaitOptions,
   ): Promise<T | undefined>;
+  /**
+   * Opens a watch of the kind (resolves once the server answered): its events in order until the server
+   * ends it. A resourceVersion the server no longer keeps throws `GoneError` (410), at the start or as an
+   * ERROR event; the caller then lists again and watches from the list's version.
+   */
+  watch(options?: WatchOptions): Promise<WatchStream<T>>;
 }
