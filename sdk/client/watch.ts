@@ -22,7 +22,7 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-/** An open watch: its events in resourceVersion order until the server ends it or `close` is called. */
+/** An open watch: its events in resourceVersion order until the server ends it or `close` ends it (quietly). */
 export interface WatchStream<T> extends AsyncIterable<WatchEvent<T>> {
   close(): void;
 }
@@ -36,8 +36,12 @@ export function watchStream<T>(
   body: Readable,
   errorOf: (status: { code?: unknown }) => ApiError,
 ): WatchStream<T> {
+  let closed = false;
   return {
-    close: () => body.destroy(),
+    close: () => {
+      closed = true;
+      body.destroy();
+    },
     async *[Symbol.asyncIterator]() {
       try {
         body.setEncoding("utf8");
@@ -53,6 +57,9 @@ export function watchStream<T>(
           }
         }
         if (buffered.trim() !== "") yield parseEvent<T>(buffered.trim(), errorOf);
+      } catch (error) {
+        // Closed by the caller: the iteration just ends.
+        if (!closed) throw error;
       } finally {
         body.destroy();
       }
