@@ -10,6 +10,7 @@ import { RequestLogController } from "./http/request-log";
 import { strictJson } from "./http/strict-json";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
+import { type GitHookReceiver, hookRoutes } from "./routes/hooks";
 import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
 import { openWatches, type WatchOptions } from "./routes/watch";
@@ -24,10 +25,12 @@ export interface AppOptions {
   token?: string;
   /** Watch tuning (history size, bookmark interval, bounds); the defaults are Kubernetes-like. */
   watch?: Partial<WatchOptions>;
+  /** Where `POST /hooks/git` deliveries go; without it the route is not served. */
+  gitHooks?: GitHookReceiver;
 }
 
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
-export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token, watch }) => {
+export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token, watch, gitHooks }) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
   await fastify.register(authentication, { token });
@@ -38,6 +41,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, toke
   await fastify.register(healthRoutes);
   await fastify.register(discoveryRoutes);
   await fastify.register(openApiRoutes);
+  if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks });
   const watches = openWatches(fastify, store, watch);
   for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store, watches });
 };

@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { LogLevel } from "fastify";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
-import { CredentialsFile, startController } from "./controller";
+import { CredentialsFile, type GitOptions, startController } from "./controller";
 import { errorFields } from "./http/request-log";
 import { startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
@@ -57,6 +58,12 @@ export interface ServerOptions {
   credentialsFile?: string;
   /** How often tags of OCI sources without a digest are resolved again; 0 turns it off. Default 30 s. */
   tagPollIntervalMs?: number;
+  /**
+   * Git sources: `allow` (URL prefixes, default local paths and loopback hosts), `pollIntervalMs`
+   * (default 30 s, 0 off), `buildCommands` (default off), `buildTimeoutMs` (default 10 min),
+   * `maxCloneBytes` (default 1 GiB). Mirrors live in `<data dir>/git`, or a temp dir for memory storage.
+   */
+  git?: Omit<GitOptions, "dir" | "credentials">;
 }
 
 export interface RunningServer {
@@ -87,6 +94,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     watch: options.watch,
     logLevel: options.logLevel,
     logStream: options.logStream,
+    // Deliveries arrive only once the server listens, after the controller below exists.
+    gitHooks: { receive: (event) => controller.git.receive(event) },
   });
   let credentials: CredentialsFile | undefined;
   try {
@@ -109,6 +118,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: app.log.child({ component: "controller" }),
     ...(credentials && { credentials }),
     ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
+    git: {
+      ...options.git,
+      ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),
+    },
   });
   const stopBackground = async () => {
     await controller.stop();

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
 import { parseDuration } from "../sdk/schema";
-import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./controller";
+import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "./controller";
 import { DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
@@ -10,7 +10,11 @@ const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
 The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
-it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.`;
+it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
+Git sources: [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands] [--build-timeout 10m]
+[--git-max-clone-size 1Gi]. --git-allow lists URL prefixes the server may fetch (default: local paths,
+file:// and http(s)/git on loopback hosts); 0 turns polling off; --build-commands lets build.command run
+code from the repository on this machine (off by default); the size bounds a mirror and a packaged tree.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
@@ -31,6 +35,11 @@ function parseOptions(args: string[]) {
       "proxy-deletion-grace": { type: "string" },
       credentials: { type: "string" },
       "tag-poll-interval": { type: "string" },
+      "git-allow": { type: "string" },
+      "git-poll-interval": { type: "string" },
+      "build-commands": { type: "boolean", default: false },
+      "build-timeout": { type: "string" },
+      "git-max-clone-size": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -58,6 +67,7 @@ function parseOptions(args: string[]) {
   if (tagPollIntervalMs === undefined || tagPollIntervalMs < 0)
     fail(`--tag-poll-interval: "${tagPollText}" is not a duration such as 30s, 1m or 0 (off)`);
   if (values.credentials === "") fail("--credentials: give the path of a YAML or JSON file");
+  const git = gitOptions(values);
   return {
     port,
     host: values.host,
@@ -71,6 +81,45 @@ function parseOptions(args: string[]) {
     proxyDeletionGraceMs,
     tagPollIntervalMs,
     ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
+    git,
+  };
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+function gitOptions(values: {
+  "git-allow"?: string;
+  "git-poll-interval"?: string;
+  "build-commands"?: boolean;
+  "build-timeout"?: string;
+  "git-max-clone-size"?: string;
+}) {
+  const duration = (flag: string, text: string | undefined, fallback: number, positive: boolean) => {
+    const ms = text === undefined ? fallback : parseDuration(text);
+    if (ms === undefined || ms < 0 || (positive && ms === 0))
+      fail(`--${flag}: "${text}" is not a duration such as 30s, 10m${positive ? "" : " or 0 (off)"}`);
+    return ms;
+  };
+  const sizeText = values["git-max-clone-size"];
+  const size = sizeText === undefined ? undefined : /^(\d+)(Ki|Mi|Gi|)$/.exec(sizeText);
+  if (sizeText !== undefined && !size)
+    fail(`--git-max-clone-size: "${sizeText}" is not a size such as 512Mi or 2Gi`);
+  const allow = values["git-allow"]
+    ?.split(",")
+    .map((prefix) => prefix.trim())
+    .filter(Boolean);
+  if (allow?.length === 0) fail("--git-allow: name at least one URL prefix, or leave the flag out");
+  return {
+    ...(allow && { allow }),
+    pollIntervalMs: duration(
+      "git-poll-interval",
+      values["git-poll-interval"],
+      GIT_DEFAULTS.pollIntervalMs,
+      false,
+    ),
+    buildCommands: values["build-commands"] ?? false,
+    buildTimeoutMs: duration("build-timeout", values["build-timeout"], GIT_DEFAULTS.buildTimeoutMs, true),
+    maxCloneBytes: size ? Number(size[1]) * (SIZE_UNITS[size[2] ?? ""] ?? 1) : GIT_DEFAULTS.maxCloneBytes,
   };
 }
 

@@ -3,9 +3,10 @@
 // once the status is current) reuse the answer, so a moved tag is picked up when the Service is written
 // or when the tag poll (`recheckTag`) finds it moved. A failure that may pass is the exception: it is
 // asked about again, but not while its retry backs off.
-import type { BundleRef, ServiceSource } from "../../sdk/schema";
-import { CONDITION_REASONS } from "../../sdk/schema/status";
+import type { BundleRef, GitSource, ServiceSource } from "../../sdk/schema";
+import { type BuildStatus, CONDITION_REASONS } from "../../sdk/schema/status";
 import type { StoredObject } from "../storage";
+import type { GitSources } from "./git";
 import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
@@ -16,15 +17,24 @@ export interface ResolvedTag {
   digest: string;
 }
 
-export type BundleOutcome =
+/** What status says about a git source's builds. */
+export interface BuildReport {
+  build?: BuildStatus;
+  lastBuild?: BuildStatus;
+  /** A commit `triggers.paths` skipped since the last build. */
+  skipped?: string;
+}
+
+export type BundleOutcome = (
   | { ok: true; bundle: PinnedBundle; resolvedTag?: ResolvedTag }
-  | { ok: false; reason: RejectionReason; message: string; retryable: boolean };
+  | { ok: false; reason: RejectionReason; message: string; retryable: boolean }
+) & { builds?: BuildReport };
 
 const AWAITING_BUILD: BundleOutcome = {
   ok: false,
   reason: CONDITION_REASONS.Accepted.AwaitingBuild,
   message:
-    "spec.source.git: this server does not run git builds yet, so no revision is minted until a build produces a bundle digest; use spec.source.oci to deploy a pushed bundle",
+    "spec.source.git: this controller runs no git builds, so no revision is minted until a build produces a bundle digest; use spec.source.oci to deploy a pushed bundle",
   retryable: false,
 };
 
@@ -57,14 +67,18 @@ export interface BundleOptions {
 export class BundleSources {
   private readonly resolutions = new Map<string, Resolution>();
 
-  constructor(private readonly resolveOptions: ResolveOptions = {}) {}
+  constructor(
+    private readonly resolveOptions: ResolveOptions = {},
+    /** Builds of git sources; without it a git source awaits a build for ever. */
+    private readonly git?: GitSources,
+  ) {}
 
   async bundleFor(
     service: StoredObject,
     source: ServiceSource,
     options: BundleOptions = {},
   ): Promise<BundleOutcome> {
-    if (source.git) return AWAITING_BUILD;
+    if (source.git) return this.built(service, source.git);
     const { oci } = source;
     if (!oci) return NO_SOURCE;
     if (oci.digest) {
@@ -111,6 +125,21 @@ export class BundleSources {
 
   forget(name: string): void {
     this.resolutions.delete(name);
+    this.git?.forget(name);
+  }
+
+  /** A git source mints the digest its last build pushed to `build.output` (rule 2). */
+  private built(service: StoredObject, git: GitSource): BundleOutcome {
+    if (!this.git) return AWAITING_BUILD;
+    const { outcome, build, lastBuild, skipped } = this.git.state(service, git);
+    const builds: BuildReport = {
+      ...(build && { build }),
+      ...(lastBuild && { lastBuild }),
+      ...(skipped && { skipped }),
+    };
+    return outcome.ok
+      ? { ok: true, bundle: pinBundle(git.build.output, outcome.digest), builds }
+      : { ...outcome, retryable: false, builds };
   }
 
   private async resolveTag(

@@ -8,6 +8,7 @@ import { BundleSources } from "./bundle";
 import type { ConditionState } from "./conditions";
 import type { CredentialsFile } from "./credentials";
 import { serviceKeyOf } from "./events";
+import { type GitOptions, GitSources } from "./git";
 import { type ControllerLogger, silentLogger } from "./logger";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
@@ -24,6 +25,14 @@ export {
   type CredentialsSource,
   NO_CREDENTIALS_FILE,
 } from "./credentials";
+export {
+  GIT_DEFAULTS,
+  type GitOptions,
+  type GitSources,
+  type HookEvent,
+  type HookResult,
+  parseHookEvent,
+} from "./git";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
 export { SERVICE_LABEL } from "./revision";
@@ -40,13 +49,17 @@ export interface ControllerOptions {
   credentials?: CredentialsFile;
   /** How often tags of OCI sources without a digest are resolved again (`--tag-poll-interval`); 0: never. */
   tagPollIntervalMs?: number;
+  /** Git sources: allowed URLs, polling, build commands, timeouts, where mirrors live. */
+  git?: GitOptions;
 }
 
 export interface Controller {
   /** Resolves once no Service waits for a sync and none is syncing; retries in backoff do not count. */
   idle(): Promise<void>;
-  /** Stops watching, drops queued work and pending retries, aborts a tag resolution under way. */
+  /** Stops watching, drops queued work and pending retries, aborts a tag resolution and builds under way. */
   stop(): Promise<void>;
+  /** Git sources, for the webhook route. */
+  git: GitSources;
 }
 
 export function startController(options: ControllerOptions): Controller {
@@ -55,15 +68,24 @@ export function startController(options: ControllerOptions): Controller {
   const queue = new WorkQueue(options.backoff);
   const stopping = new AbortController();
   const owned = new OwnedRevisions(store);
-  const bundles = new BundleSources({
-    signal: stopping.signal,
-    ...(options.credentials && { credentials: options.credentials }),
-  });
+  // Builds run beside the worker, never in it: a finished or advancing build queues its Service again.
+  const git = new GitSources(
+    { ...options.git, ...(options.credentials && { credentials: options.credentials }) },
+    { store, log, requeue: (name) => queue.add(name) },
+  );
+  const bundles = new BundleSources(
+    {
+      signal: stopping.signal,
+      ...(options.credentials && { credentials: options.credentials }),
+    },
+    git,
+  );
   const sync = new ServiceSync({
     store,
     gateways: options.gateways ?? [DEFAULT_GATEWAY],
     log,
     bundles,
+    git,
     ownedRevisions: (service) => owned.of(service),
   });
 
@@ -115,6 +137,7 @@ export function startController(options: ControllerOptions): Controller {
   })();
 
   return {
+    git,
     idle: () => queue.idle(),
     async stop() {
       unsubscribe();
@@ -123,6 +146,7 @@ export function startController(options: ControllerOptions): Controller {
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
       await worker;
+      await git.close();
     },
   };
 }

@@ -31,7 +31,8 @@ function templateIdentity(template: ServiceTemplateSpec): ServiceTemplateSpec {
   return hasMetadata ? { metadata, spec } : { spec };
 }
 
-function controllerReference(service: StoredObject): OwnerReference {
+/** The owner reference of an object `service` controls (its revisions, its preview Services). */
+export function controllerReference(service: StoredObject): OwnerReference {
   return {
     apiVersion: KINDS.Service.apiVersion,
     kind: "Service",

@@ -2,8 +2,10 @@
 // what a sync observed, so they can be checked without a store.
 import type { ServiceEgress } from "../../sdk/schema";
 import {
+  type BuildStatus,
   CONDITION_REASONS,
   CONDITION_TYPES,
+  type PreviewStatus,
   type ReasonOf,
   type ResolvedBundleStatus,
   type ServiceStatus,
@@ -24,14 +26,14 @@ export type WrittenServiceStatus = ServiceStatus & { observedGeneration: number;
 export type RejectionReason = Exclude<ReasonOf<typeof CONDITION_TYPES.Accepted>, typeof Accepted.Minted>;
 
 export function acceptedCondition(
-  outcome: { minted: string; runs: string } | { reason: RejectionReason; message: string },
+  outcome: { minted: string; runs: string; note?: string } | { reason: RejectionReason; message: string },
 ): ConditionState {
   if ("minted" in outcome) {
     return {
       type: CONDITION_TYPES.Accepted,
       status: "True",
       reason: Accepted.Minted,
-      message: `revision ${outcome.minted} runs ${outcome.runs}`,
+      message: `revision ${outcome.minted} runs ${outcome.runs}${outcome.note ? `; ${outcome.note}` : ""}`,
     };
   }
   return {
@@ -137,6 +139,11 @@ export interface StatusInput {
   generation: number;
   latestRevision: string | undefined;
   liveRevision: string | undefined;
+  /** A git source's build in progress and last finished build. */
+  build?: BuildStatus;
+  lastBuild?: BuildStatus;
+  /** A git source's preview Services; left out when empty. */
+  previews?: readonly PreviewStatus[];
   conditions: readonly ConditionState[];
   /** The tag an OCI source resolved to (the last answer while a resolution fails); unset for digests. */
   resolvedTag?: { tag: string; digest: string } | undefined;
@@ -146,11 +153,14 @@ export interface StatusInput {
 }
 
 export function serviceStatus(input: StatusInput): WrittenServiceStatus {
-  const { generation, latestRevision, liveRevision } = input;
+  const { generation, latestRevision, liveRevision, build, lastBuild, previews } = input;
   return {
     observedGeneration: generation,
     ...(latestRevision !== undefined && { latestRevision }),
     ...(liveRevision !== undefined && { liveRevision }),
+    ...(build !== undefined && { build }),
+    ...(lastBuild !== undefined && { lastBuild }),
+    ...(previews !== undefined && previews.length > 0 && { previews: [...previews] }),
     conditions: nextConditions(input.previous?.conditions, input.conditions, generation, input.now),
     ...(input.resolvedTag && {
       resolvedBundle: resolvedBundleStatus(input.resolvedTag, input.previous?.resolvedBundle, input.now),

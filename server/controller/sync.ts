@@ -6,6 +6,7 @@ import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
 import { type ObjectStore, type StoredObject, timestamp } from "../storage";
 import { type BundleOutcome, BundleSources, type ResolvedTag } from "./bundle";
 import type { ConditionState } from "./conditions";
+import type { GitSources } from "./git";
 import { revisionsToPrune } from "./history";
 import type { ControllerLogger } from "./logger";
 import type { ResolveOptions } from "./oci";
@@ -35,6 +36,8 @@ export interface ServiceSyncOptions {
   ownedRevisions?: (service: StoredObject) => StoredObject[];
   /** The resolution cache, shared with the tag poll. Default: one of its own with `resolve`. */
   bundles?: BundleSources;
+  /** Git sources' previews; without it no preview Service is spawned. */
+  git?: GitSources;
 }
 
 export interface SyncOptions {
@@ -61,6 +64,7 @@ export class ServiceSync {
   private readonly log: ControllerLogger;
   private readonly bundles: BundleSources;
   private readonly ownedRevisions: (service: StoredObject) => StoredObject[];
+  private readonly git: GitSources | undefined;
 
   constructor(options: ServiceSyncOptions) {
     this.store = options.store;
@@ -68,6 +72,7 @@ export class ServiceSync {
     this.gateways = new Set(options.gateways);
     this.log = options.log;
     this.bundles = options.bundles ?? new BundleSources(options.resolve);
+    this.git = options.git;
   }
 
   /**
@@ -101,8 +106,12 @@ export class ServiceSync {
   /** Synchronous from here on: the store cannot change between the decisions and the writes. */
   private converge(service: StoredObject, spec: ServiceSpec, outcome: BundleOutcome): SyncResult {
     const name = service.metadata.name;
+    const { builds } = outcome;
+    const note = builds?.skipped
+      ? `commit ${builds.skipped.slice(0, 12)} was not built: it changes no path matching spec.source.git.triggers.paths`
+      : undefined;
     const minting = outcome.ok
-      ? this.mint(service, spec.template, outcome.bundle)
+      ? this.mint(service, spec.template, outcome.bundle, note)
       : ({ ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable } as const);
     // While the current generation cannot be minted, the last minted revision stays the latest.
     const latest = minting.ok ? minting.latest : this.statusRevision(service)?.metadata.name;
@@ -122,6 +131,9 @@ export class ServiceSync {
         ),
       ],
       resolvedTag: outcome.ok ? outcome.resolvedTag : this.lastResolvedTag(service, spec),
+      build: builds?.build,
+      lastBuild: builds?.lastBuild,
+      previews: spec.source.git ? this.git?.reconcilePreviews(service, spec) : undefined,
       previous: service.status,
       now: timestamp(),
     });
@@ -140,7 +152,12 @@ export class ServiceSync {
   }
 
   /** Creates the revision for the template and bundle, or finds the equal one minted before. */
-  private mint(service: StoredObject, template: ServiceTemplateSpec, bundle: PinnedBundle): Minting {
+  private mint(
+    service: StoredObject,
+    template: ServiceTemplateSpec,
+    bundle: PinnedBundle,
+    note?: string,
+  ): Minting {
     const desired = desiredRevision(service, template, bundle);
     const { name } = desired.metadata;
     const existing = this.store.get("ServiceRevision", name);
@@ -161,7 +178,7 @@ export class ServiceSync {
     return {
       ok: true,
       latest: name,
-      condition: acceptedCondition({ minted: name, runs: `${bundle.repo}@${bundle.digest}` }),
+      condition: acceptedCondition({ minted: name, runs: `${bundle.repo}@${bundle.digest}`, note }),
     };
   }
 

@@ -58,7 +58,9 @@ export class TestRepo {
       else writeFileSync(target, content.content, { mode: 0o755 });
     }
     this.git("add", "--all");
-    const env = options.date ? { GIT_AUTHOR_DATE: options.date, GIT_COMMITTER_DATE: options.date } : {};
+    const env: Record<string, string> = options.date
+      ? { GIT_AUTHOR_DATE: options.date, GIT_COMMITTER_DATE: options.date }
+      : {};
     this.gitWith(env, "commit", "--quiet", "--allow-empty", "-m", options.message ?? "change");
     return this.head();
   }

@@ -19,9 +19,10 @@ export interface RequestContext {
 
 export interface HttpRequest {
   url: URL;
-  method: "GET" | "HEAD" | "POST";
+  method: "GET" | "HEAD" | "POST" | "PUT";
   headers: Record<string, string>;
-  body?: string;
+  /** A string (token-service forms) or bytes (blobs and manifests a build pushes). */
+  body?: string | Buffer;
 }
 
 export interface HttpResponse {

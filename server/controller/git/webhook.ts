@@ -1,0 +1,63 @@
+// GitHub-style webhook deliveries (`X-GitHub-Event: push | pull_request | ping`) read into what the
+// controller acts on: which repository, and for a pull request its number and whether it is open.
+import { isPlainObject } from "../../../sdk/shared/records";
+import { repositoryKey } from "./url";
+
+export const HANDLED_EVENTS = ["push", "pull_request", "ping"] as const;
+export type HookEventName = (typeof HANDLED_EVENTS)[number];
+
+/** Fields of `repository` that name it, in GitHub's payloads (and in self-hosted forges'). */
+const URL_FIELDS = ["clone_url", "html_url", "url", "git_url", "ssh_url", "svn_url"] as const;
+
+/** Pull-request actions that (re)open it or move its head; `closed` ends it; others change neither. */
+const OPEN_ACTIONS: ReadonlySet<string> = new Set(["opened", "synchronize", "reopened"]);
+
+export interface HookEvent {
+  event: HookEventName;
+  /** `repositoryKey` of every URL the payload names. */
+  repositories: string[];
+  /** `open` is undefined for actions that neither open nor close it (labeled, edited, ...). */
+  pullRequest?: { number: number; open: boolean | undefined; action: string };
+}
+
+/** The event, or a sentence saying what is wrong with the delivery (for a 400). */
+export function parseHookEvent(name: string | undefined, body: unknown): HookEvent | string {
+  if (!name) return "the X-GitHub-Event header is missing: send push or pull_request events";
+  if (!(HANDLED_EVENTS as readonly string[]).includes(name)) {
+    return `X-GitHub-Event "${name}" is not handled: send push or pull_request events`;
+  }
+  const event = name as HookEventName;
+  if (!isPlainObject(body)) return "the payload must be a JSON object";
+  if (event === "ping") return { event, repositories: [] };
+  const repository = body.repository;
+  if (!isPlainObject(repository)) return "the payload has no repository object";
+  const repositories = [
+    ...new Set(
+      URL_FIELDS.flatMap((field) => {
+        const value = repository[field];
+        const key = typeof value === "string" ? repositoryKey(value) : undefined;
+        return key === undefined ? [] : [key];
+      }),
+    ),
+  ];
+  if (repositories.length === 0) {
+    return `repository names no URL: set one of repository.${URL_FIELDS.join(", repository.")}`;
+  }
+  if (event === "push") return { event, repositories };
+  const number = body.number ?? (isPlainObject(body.pull_request) ? body.pull_request.number : undefined);
+  const action = body.action;
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) {
+    return "a pull_request payload needs number, a positive integer";
+  }
+  if (typeof action !== "string")
+    return "a pull_request payload needs action (opened, synchronize, closed, ...)";
+  return {
+    event,
+    repositories,
+    pullRequest: {
+      number,
+      open: action === "closed" ? false : OPEN_ACTIONS.has(action) || undefined,
+      action,
+    },
+  };
+}
