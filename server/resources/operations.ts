@@ -22,7 +22,8 @@ export interface ObjectList {
   apiVersion: string;
   kind: string;
   metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
-  items: StoredObject[];
+  /** Stored objects as stored (see `ObjectStore.pageView`): to serialize, never to change. */
+  items: readonly Readonly<StoredObject>[];
 }
 
 export interface ListQuery {
@@ -50,7 +51,10 @@ export class ResourceOperations {
     private readonly store: ObjectStore,
   ) {}
 
-  /** In name order; a page costs what it returns (the store keeps names sorted), not the whole collection. */
+  /**
+   * In name order; a page costs what it returns (the store keeps names sorted), not the whole collection,
+   * and copies nothing (the items are the stored objects, which the answer only serializes).
+   */
   list(query: ListQuery): ObjectList {
     const fields = query.fields ?? [];
     const where =
@@ -63,7 +67,7 @@ export class ResourceOperations {
     const name = selectedName(fields);
     const page =
       name === undefined
-        ? this.store.page(this.kind, { after, limit: query.limit, where })
+        ? this.store.pageView(this.kind, { after, limit: query.limit, where })
         : this.pageOfOne(name, after, where);
     const last = page.items.at(-1)?.metadata.name;
     const list = this.listOf(page.items, {
@@ -221,7 +225,7 @@ export class ResourceOperations {
   }
 
   private listOf(
-    items: StoredObject[],
+    items: readonly Readonly<StoredObject>[],
     metadata: Omit<ObjectList["metadata"], "resourceVersion">,
   ): ObjectList {
     const { apiVersion, listKind } = KINDS[this.kind];

@@ -7,6 +7,7 @@ import { addWarnings } from "../http/warnings";
 import { DELETE_PARAMETERS, readDeleteOptions } from "../resources/deletion";
 import { parseDryRun } from "../resources/dry-run";
 import { parseFieldSelector } from "../resources/field-selector";
+import { listBody } from "../resources/list-body";
 import {
   checkReadVersion,
   GET_PARAMETERS,
@@ -79,7 +80,8 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       continue: options.continue,
       resourceVersion: checkReadVersion(kind, store, watches.hub.history, options),
     });
-    if (table === undefined) return list;
+    // Serialized here from each item's cached text (list-body.ts), as fastify would serialize the list.
+    if (table === undefined) return reply.type("application/json; charset=utf-8").send(listBody(list));
     return reply
       .header("content-type", tableContentType(table.version))
       .send(tableOf(kind, list.items, table, list.metadata));

@@ -12,6 +12,7 @@ import type {
   DeleteTarget,
   ObjectMeta,
   ObjectStore,
+  Page,
   PageQuery,
   StoredObject,
   WatchEvent,
@@ -82,7 +83,12 @@ export class Store implements ObjectStore {
     return Array.from(this.bucket(kind).values(), (object) => copyJson(object));
   }
 
-  page(kind: KindName, { after, limit, where }: PageQuery) {
+  page(kind: KindName, query: PageQuery): Page<StoredObject> {
+    const page = this.pageView(kind, query);
+    return { ...page, items: page.items.map((object) => copyJson(object)) };
+  }
+
+  pageView(kind: KindName, { after, limit, where }: PageQuery): Page<Readonly<StoredObject>> {
     const bucket = this.bucket(kind);
     const items: StoredObject[] = [];
     let more = false;
@@ -92,7 +98,7 @@ export class Store implements ObjectStore {
         more = true;
         break;
       }
-      items.push(copyJson(object));
+      items.push(object);
     }
     const last = items.at(-1)?.metadata.name ?? after;
     return { items, more, ...(more && where === undefined && { remaining: bucket.countAfter(last) }) };

@@ -48,6 +48,12 @@ export interface PageQuery {
   where?: (object: StoredObject) => boolean;
 }
 
+export interface Page<T> {
+  items: T[];
+  more: boolean;
+  remaining?: number;
+}
+
 export interface ObjectStore {
   get(kind: KindName, name: string): StoredObject | undefined;
   /** Ordered by name. */
@@ -57,7 +63,13 @@ export interface ObjectStore {
    * copied. `more` says whether another accepted object follows; `remaining` counts the objects after the
    * page when there is no `where` (as Kubernetes reports remainingItemCount only for unfiltered lists).
    */
-  page(kind: KindName, query: PageQuery): { items: StoredObject[]; more: boolean; remaining?: number };
+  page(kind: KindName, query: PageQuery): Page<StoredObject>;
+  /**
+   * `page` without the copies: the stored objects themselves, for a read that only serializes them (a
+   * list's answer). A stored object is never changed once stored (a write stores a new one), so what is
+   * returned stays as it was; it must never be mutated.
+   */
+  pageView(kind: KindName, query: PageQuery): Page<Readonly<StoredObject>>;
   /** Sets uid, resourceVersion, generation (1) and creationTimestamp. Throws ApiError AlreadyExists. */
   create(kind: KindName, obj: StoredObject): StoredObject;
   /**
