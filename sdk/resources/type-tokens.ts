@@ -2,7 +2,7 @@
 // the kind name to `pulumi.dynamic.Resource`, which names the type `pulumi-nodejs:dynamic/<module>:<type>`;
 // policies match resources on these tokens. No @pulumi/pulumi import here, so the policy pack can load it
 // without loading the resource classes.
-import { KIND_NAMES, type KindName } from "../schema";
+import { KIND_NAMES, KINDS, type KindName } from "../schema";
 
 /** The `module` argument every resource class passes to `pulumi.dynamic.Resource`; its `type` is the kind. */
 export const RESOURCE_MODULE = "exampledev";
@@ -19,3 +19,27 @@ export const TYPE_TOKENS: Readonly<Record<KindName, string>> = Object.freeze(
     string
   >,
 );
+
+/** The Pulumi package of the native provider plugin (`pulumi-resource-exampledev`). */
+export const NATIVE_PACKAGE = "exampledev";
+
+/** `core/v1alpha2` for a kind of `core.example.dev/v1alpha2`: the native token's module. */
+export function nativeModule(kind: KindName): string {
+  const { group, version } = KINDS[kind];
+  return `${group.split(".")[0]}/${version}`;
+}
+
+/** `exampledev:core/v1alpha2:Proxy`: the native package's token of a kind. */
+export function nativeTypeToken(kind: KindName): string {
+  return `${NATIVE_PACKAGE}:${nativeModule(kind)}:${kind}`;
+}
+
+/** `exampledev:<group>/<version>:<Kind>` for each kind. */
+export const NATIVE_TYPE_TOKENS: Readonly<Record<KindName, string>> = Object.freeze(
+  Object.fromEntries(KIND_NAMES.map((kind) => [kind, nativeTypeToken(kind)])) as Record<KindName, string>,
+);
+
+/** The kind a type token of either family (dynamic or native) names, or undefined for other resources. */
+export function kindOfTypeToken(token: string): KindName | undefined {
+  return KIND_NAMES.find((kind) => TYPE_TOKENS[kind] === token || NATIVE_TYPE_TOKENS[kind] === token);
+}
