@@ -3,6 +3,7 @@ import { BundleRefSchema, EnvVarSchema, OCICredentialsRefSchema } from "./common
 import { DurationSchema, ObjectNameRefSchema, RevisionCountSchema, StringMapSchema } from "./field-types";
 import { objectType } from "./meta";
 import { bundleDigestPinned } from "./rules/bundle";
+import { buildCommandPullRequests, buildOutputUnpinned, previewTtl, pullRequestPreviews } from "./rules/git";
 import { revisionHistoryMinimum } from "./rules/revision-history";
 import { sourceExactlyOne } from "./rules/source";
 import { uniqueNames } from "./rules/unique-names";
@@ -23,15 +24,19 @@ export const BuildConfigSchema = objectType(
     /** Directory within the repository. */
     rootDir: z.string().default("."),
   },
-  { rules: [uniqueNames("env")] },
+  { rules: [uniqueNames("env"), buildOutputUnpinned] },
 );
 
-export const PreviewPolicySchema = objectType("PreviewPolicy", {
-  /** Spawn ephemeral preview Services per non-production branch or pull request. */
-  enabled: z.boolean(),
-  /** Idle previews are garbage-collected after this. */
-  ttl: DurationSchema.optional(),
-});
+export const PreviewPolicySchema = objectType(
+  "PreviewPolicy",
+  {
+    /** Spawn ephemeral preview Services per non-production branch or pull request. */
+    enabled: z.boolean(),
+    /** Idle previews are garbage-collected after this. */
+    ttl: DurationSchema.optional(),
+  },
+  { rules: [previewTtl] },
+);
 
 export const TriggersSchema = objectType("Triggers", {
   /** Enables preview builds for pull-request branches. */
@@ -42,14 +47,18 @@ export const TriggersSchema = objectType("Triggers", {
   productionBranch: z.string().default("main"),
 });
 
-export const GitSourceSchema = objectType("GitSource", {
-  build: BuildConfigSchema,
-  credentialsRef: OCICredentialsRefSchema.optional(),
-  previews: PreviewPolicySchema.optional(),
-  triggers: TriggersSchema,
-  /** Git repository URL. */
-  url: z.string(),
-});
+export const GitSourceSchema = objectType(
+  "GitSource",
+  {
+    build: BuildConfigSchema,
+    credentialsRef: OCICredentialsRefSchema.optional(),
+    previews: PreviewPolicySchema.optional(),
+    triggers: TriggersSchema,
+    /** Git repository URL. */
+    url: z.string(),
+  },
+  { rules: [pullRequestPreviews, buildCommandPullRequests] },
+);
 
 /** Exactly one variant is set. */
 export const ServiceSourceSchema = objectType(

@@ -16,9 +16,14 @@ const SECTION_7_RULES = [
   "revision-bundle-required",
 ];
 
-// Issue 7's advisory list, plus password-precedence (a password that passwordData overrides).
+// Issue 7's advisory list, plus password-precedence (a password that passwordData overrides), plus issue
+// 15's git-source advice (previews without a ttl, pull requests without previews, pull requests that run
+// the build command).
 const ADVISORY_POLICIES = [
   "bundle-digest-pinned",
+  "preview-ttl",
+  "pull-request-previews",
+  "build-command-pull-requests",
   "password-plaintext",
   "password-precedence",
   "third-party-sinks-cloud-only",

@@ -1,5 +1,5 @@
 import type { KindName } from "../../sdk/schema";
-import { specWith } from "./fixtures";
+import { DIGEST, specWith } from "./fixtures";
 
 /** A resource that breaks one rule, and exactly what that rule's policy reports for it. */
 export interface FailingCase {
@@ -79,6 +79,19 @@ export const FAILING_CASES: Readonly<Record<string, FailingCase>> = {
     spec: specWith("ServiceRevision", { bundle: { digest: null, tag: "v1" } }),
     messages: [
       'ServiceRevision "web-rev": spec.bundle.digest: is required: a ServiceRevision runs an exact artifact; set digest to "sha256:<64 hex>" of the pushed bundle',
+    ],
+  },
+  "build-output-unpinned": {
+    kind: "Service",
+    name: "web",
+    spec: specWith("Service", {
+      source: {
+        oci: null,
+        git: { ...GIT_SOURCE, build: { output: { repo: "registry.example.dev/team/web", digest: DIGEST } } },
+      },
+    }),
+    messages: [
+      'Service "web": spec.source.git.build.output.digest: cannot be set on a build output: each build pushes a new manifest, and its digest lands in status.lastBuild.digest and the minted revision\'s spec.bundle; remove digest (set tag to name what builds push)',
     ],
   },
 
@@ -251,6 +264,44 @@ export const FAILING_CASES: Readonly<Record<string, FailingCase>> = {
     spec: specWith("Service", { source: { oci: { digest: null, tag: "v1.2.0" } } }),
     messages: [
       'Service "web": spec.source.oci.digest: is not set, so tag "v1.2.0" is resolved at minting time and a re-push changes what runs; pin the bundle with digest "sha256:<64 hex>" (the serving path is digest-addressed)',
+    ],
+  },
+  "preview-ttl": {
+    kind: "Service",
+    name: "web",
+    spec: specWith("Service", {
+      source: { oci: null, git: { ...GIT_SOURCE, previews: { enabled: true } } },
+    }),
+    messages: [
+      'Service "web": spec.source.git.previews.ttl: is not set, so preview Services (one per branch or pull request) are never deleted while idle, only when their branch is deleted or their pull request closed; set ttl, e.g. "72h"',
+    ],
+  },
+  "pull-request-previews": {
+    kind: "Service",
+    name: "web",
+    spec: specWith("Service", {
+      source: { oci: null, git: { ...GIT_SOURCE, triggers: { onPullRequest: true } } },
+    }),
+    messages: [
+      'Service "web": spec.source.git.triggers.onPullRequest: is true, but previews.enabled is not, so pull requests get no preview Service and this has no effect; set previews.enabled to true (with a ttl), or remove onPullRequest',
+    ],
+  },
+  "build-command-pull-requests": {
+    kind: "Service",
+    name: "web",
+    spec: specWith("Service", {
+      source: {
+        oci: null,
+        git: {
+          ...GIT_SOURCE,
+          build: { ...GIT_SOURCE.build, command: ["npm", "run", "build"] },
+          triggers: { onPullRequest: true },
+          previews: { enabled: true, ttl: "72h" },
+        },
+      },
+    }),
+    messages: [
+      'Service "web": spec.source.git.build.command: runs with triggers.onPullRequest, so each pull request\'s own version of the repository runs commands on the build machine, whoever opened it (the local server runs commands only when started with --build-commands); set onPullRequest to false, or remove command and commit the built output under rootDir',
     ],
   },
   "password-plaintext": {

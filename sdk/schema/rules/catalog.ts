@@ -15,6 +15,7 @@ import {
   repoFormat,
   tagFormat,
 } from "./formats";
+import { buildCommandPullRequests, buildOutputUnpinned, previewTtl, pullRequestPreviews } from "./git";
 import { backendPortRange, revisionHistoryRange } from "./ranges";
 import { revisionBundleRequired, serviceRequiredFields } from "./required";
 import { revisionHistoryMinimum } from "./revision-history";
@@ -35,6 +36,7 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   serviceRequiredFields.info,
   revisionBundleRequired.info,
   revisionBundleDigest.info,
+  buildOutputUnpinned.info,
   unknownField,
   requiredField,
   fieldType,
@@ -54,6 +56,9 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   bindingTypeMatch.info,
   uniqueNamesInfo,
   bundleDigestPinned.info,
+  previewTtl.info,
+  pullRequestPreviews.info,
+  buildCommandPullRequests.info,
   passwordPlaintext.info,
   passwordPrecedence.info,
   thirdPartySinksCloudOnly.info,

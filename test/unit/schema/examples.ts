@@ -71,7 +71,8 @@ export const gitService: ServiceSpecInput = {
       url: "https://git.example.dev/team/edge-filter.git",
       credentialsRef: { group: "core.example.dev", name: "git-credentials", namespace: "team" },
       previews: { enabled: true, ttl: "72h" },
-      triggers: { onPullRequest: true, paths: ["src/**", "package.json"], productionBranch: "release" },
+      // Pull requests off: their builds would run the build command of whoever opened one (a warning).
+      triggers: { onPullRequest: false, paths: ["src/**", "package.json"], productionBranch: "release" },
       build: {
         builder: "registry.example.dev/builders/node:22",
         command: ["npm", "run", "build"],

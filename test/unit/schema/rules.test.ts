@@ -652,6 +652,99 @@ const CASES: RuleCase[] = [
   valid("bundle-digest-pinned", "a build output, whose digest comes from the build", "Service", gitService),
 
   invalid(
+    "build-output-unpinned",
+    "a build output with a digest",
+    "Service",
+    git([...build, "output", "digest"], DIGEST),
+    "spec.source.git.build.output.digest",
+  ),
+  valid(
+    "build-output-unpinned",
+    "a build output with a tag",
+    "Service",
+    git([...build, "output", "tag"], "main"),
+  ),
+  valid(
+    "build-output-unpinned",
+    "an unknown digest",
+    "Service",
+    git([...build, "output", "digest"], UNKNOWN),
+  ),
+
+  invalid(
+    "build-command-pull-requests",
+    "a build command for pull requests",
+    "Service",
+    git(["source", "git", "triggers", "onPullRequest"], true),
+    "spec.source.git.build.command",
+  ),
+  valid("build-command-pull-requests", "a build command, pull requests off", "Service", gitService),
+  valid(
+    "build-command-pull-requests",
+    "pull requests without a build command",
+    "Service",
+    withValue(git(["source", "git", "triggers", "onPullRequest"], true), [...build, "command"], undefined),
+  ),
+
+  invalid(
+    "preview-ttl",
+    "previews without a ttl",
+    "Service",
+    git(["source", "git", "previews"], { enabled: true }),
+    "spec.source.git.previews.ttl",
+  ),
+  valid("preview-ttl", "previews with a ttl", "Service", gitService),
+  valid(
+    "preview-ttl",
+    "previews disabled",
+    "Service",
+    git(["source", "git", "previews"], { enabled: false }),
+  ),
+  valid(
+    "preview-ttl",
+    "an unknown ttl",
+    "Service",
+    git(["source", "git", "previews"], { enabled: true, ttl: UNKNOWN }),
+  ),
+
+  invalid(
+    "pull-request-previews",
+    "pull requests without previews",
+    "Service",
+    withValue(
+      git(["source", "git", "triggers", "onPullRequest"], true),
+      ["source", "git", "previews"],
+      undefined,
+    ),
+    "spec.source.git.triggers.onPullRequest",
+  ),
+  invalid(
+    "pull-request-previews",
+    "pull requests with previews disabled",
+    "Service",
+    withValue(git(["source", "git", "triggers", "onPullRequest"], true), ["source", "git", "previews"], {
+      enabled: false,
+    }),
+    "spec.source.git.triggers.onPullRequest",
+  ),
+  valid(
+    "pull-request-previews",
+    "pull requests with previews",
+    "Service",
+    git(["source", "git", "triggers", "onPullRequest"], true),
+  ),
+  valid(
+    "pull-request-previews",
+    "previews not yet known",
+    "Service",
+    withValue(
+      git(["source", "git", "triggers", "onPullRequest"], true),
+      ["source", "git", "previews"],
+      UNKNOWN,
+    ),
+  ),
+
+  invalid(
     "password-plaintext",
     "a plain password",
     "Service",
