@@ -128,7 +128,7 @@ describe("minting", () => {
     expect((await api.get("idempotent")).metadata.resourceVersion).toBe(settled.metadata.resourceVersion);
   });
 
-  it("says Accepted=False/AwaitingBuild for a git source and mints nothing", async () => {
+  it("refuses a git source outside the allowed URLs (--git-allow) and mints nothing", async () => {
     await api.create("git", {
       source: {
         git: {
@@ -139,7 +139,8 @@ describe("minting", () => {
       },
       template: { spec: { runtime: RUNTIME } },
     });
-    const status = await api.reason("git", "Accepted", "AwaitingBuild");
+    const status = await api.reason("git", "Accepted", "InvalidSource");
+    expect(status.conditions[0]?.message).toContain("--git-allow");
     expect(status).not.toHaveProperty("latestRevision");
     expect(await api.revisions("git")).toEqual([]);
   });
