@@ -1,6 +1,6 @@
 import type { ApiObject, Client, ResourceClient, ServiceStatus } from "../sdk/client";
 import type { KindName } from "../sdk/schema";
-import { CONDITION_TYPES } from "../sdk/schema/status";
+import { type BuildStatus, CONDITION_TYPES } from "../sdk/schema/status";
 import type { Condition } from "./await/condition";
 import { conditionOf, serviceAccepted } from "./await/conditions";
 
@@ -16,6 +16,13 @@ export interface KindBehaviour {
   extraOutputs(object: AnyObject): Record<string, unknown>;
 }
 
+/** The last build as an output: what was built and what it produced (its message stays in status). */
+export type BuildOutput = Pick<BuildStatus, "phase" | "branch" | "commit" | "digest">;
+
+function buildOutput({ phase, branch, commit, digest }: BuildStatus): BuildOutput {
+  return { phase, branch, ...(commit && { commit }), ...(digest && { digest }) };
+}
+
 export const KIND_BEHAVIOUR: Readonly<Record<KindName, KindBehaviour>> = {
   Proxy: {
     accessor: (client) => client.proxies as unknown as ResourceClient<AnyObject, unknown>,
@@ -25,12 +32,14 @@ export const KIND_BEHAVIOUR: Readonly<Record<KindName, KindBehaviour>> = {
     accessor: (client) => client.services as unknown as ResourceClient<AnyObject, unknown>,
     readiness: serviceAccepted,
     extraOutputs: (object) => {
-      const { latestRevision, liveRevision } = object.status ?? {};
+      const { latestRevision, liveRevision, lastBuild, resolvedBundle } = object.status ?? {};
       const egress = conditionOf(object, CONDITION_TYPES.EgressReady);
       return {
         ...(latestRevision && { latestRevision }),
         ...(liveRevision && { liveRevision }),
         ...(egress && { egressReady: egress.status === "True" }),
+        ...(lastBuild && { lastBuild: buildOutput(lastBuild) }),
+        ...(resolvedBundle && { resolvedBundle }),
       };
     },
   },

@@ -8,6 +8,7 @@ import type {
   ServiceSpec,
   ServiceSpecInput,
 } from "../schema";
+import type { BuildStatus, ResolvedBundleStatus } from "../schema/status";
 import { ApiResource, type ApiResourceArgs } from "./api-resource";
 
 export type ProxyArgs = ApiResourceArgs<ProxySpecInput>;
@@ -29,9 +30,21 @@ export class Service extends ApiResource<ServiceSpec, ServiceStatus> {
   declare readonly liveRevision: pulumi.Output<string | undefined>;
   /** Whether the Service's egress gateway is in place (the `EgressReady` condition). */
   declare readonly egressReady: pulumi.Output<boolean | undefined>;
+  /** A git source's last finished build: phase, branch, commit and the pushed digest (`status.lastBuild`). */
+  declare readonly lastBuild: pulumi.Output<
+    Pick<BuildStatus, "phase" | "branch" | "commit" | "digest"> | undefined
+  >;
+  /** An OCI source named by tag: the digest the tag last resolved to, and when (`status.resolvedBundle`). */
+  declare readonly resolvedBundle: pulumi.Output<ResolvedBundleStatus | undefined>;
 
   constructor(name: string, args: ServiceArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Service", name, { ...args }, ["latestRevision", "liveRevision", "egressReady"], opts);
+    super(
+      "Service",
+      name,
+      { ...args },
+      ["latestRevision", "liveRevision", "egressReady", "lastBuild", "resolvedBundle"],
+      opts,
+    );
   }
 }
 
