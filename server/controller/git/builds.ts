@@ -2,7 +2,8 @@
 // sync asks `evaluate` (synchronous, no I/O): it reads the state, may queue a build, and says what to mint
 // or why not. Builds run outside the controller's worker, a few at a time, each under a timeout; a build
 // that changes phase or ends queues its Service again, so the sync writes the news to status.
-import type { BundleRef, GitSource } from "../../../sdk/schema";
+import { createHash } from "node:crypto";
+import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../../sdk/schema";
 import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../../sdk/schema/status";
 import type { StoredObject } from "../../storage";
 import type { ControllerLogger } from "../logger";
@@ -72,13 +73,19 @@ interface Builds {
   skipped?: string;
 }
 
-/** What of the source decides the bundle: a change to it builds again; templates, paths and previews do not. */
+/**
+ * What of the source decides the build: a change to it builds again; templates, paths and previews do not.
+ * The output's credentials count (new ones may push where the old ones were refused), hashed: the
+ * fingerprint stays in memory, but holds no secret even there.
+ */
 function fingerprintOf(git: GitSource): string {
   const { builder, command, env, rootDir, output } = git.build;
+  const { credentials, credentialsRef, repo, tag } = output;
   return canonicalJson({
     url: git.url,
     branch: git.triggers.productionBranch,
-    build: { builder, command, env, rootDir, output: { repo: output.repo, tag: output.tag } },
+    build: { builder, command, env, rootDir, output: { repo, tag, credentialsRef } },
+    credentials: createHash("sha256").update(canonicalJson(credentials)).digest("hex"),
   });
 }
 
@@ -228,9 +235,10 @@ export class GitBuilds {
       build: { ...git.build, output: { ...git.build.output, credentials } },
     };
     const request: BuildRequest = { url: git.url, branch, source, base: state.succeeded?.commit };
-    const secrets = Object.values(credentials ?? {}).filter(
-      (value): value is string => typeof value === "string",
-    );
+    const secrets = SECRET_FIELDS.filter(({ type }) => type === "OCICredentials").flatMap(({ field }) => {
+      const value = (credentials as Record<string, unknown> | undefined)?.[field];
+      return typeof value === "string" && value !== "" ? [value] : [];
+    });
     void this.run(name, state, running, request, secrets);
   }
 

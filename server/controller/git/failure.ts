@@ -23,3 +23,15 @@ export function buildMessage(message: string, secrets: Iterable<string>): string
     .toString("utf8")
     .replace(/\uFFFD$/, "")}${marker}`;
 }
+
+/** `512 KiB`, `3 MiB`, `1 GiB`: sizes in messages, rounded up. */
+export function sizeText(bytes: number): string {
+  const units = ["bytes", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Math.ceil(value)} ${units[unit]}`;
+}

@@ -6,7 +6,7 @@ import { isAbsolute, join, posix, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { type Header, pack } from "tar-stream";
-import { BuildFailure } from "./failure";
+import { BuildFailure, sizeText } from "./failure";
 
 const gzipAsync = promisify(gzip);
 
@@ -73,7 +73,7 @@ async function collect(root: string, realRoot: string, dir: string, maxBytes: nu
         bytes += stats.size;
         if (bytes > maxBytes) {
           throw new BuildFailure(
-            `${dir} holds more than ${Math.ceil(maxBytes / 1024 / 1024)} MiB of files, the server's limit (--git-max-clone-size)`,
+            `${dir} holds more than ${sizeText(maxBytes)} of files, the server's limit; package a smaller directory or start the server with a larger --git-max-clone-size`,
           );
         }
         const mode = stats.mode & 0o100 ? 0o755 : 0o644;

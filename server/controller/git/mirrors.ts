@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { BuildFailure } from "./failure";
+import { BuildFailure, sizeText } from "./failure";
 import { git } from "./run";
 import { locate, repositoryKey } from "./url";
 
@@ -49,8 +49,6 @@ async function sizeOf(path: string): Promise<number> {
   for (const name of await readdir(path)) total += await sizeOf(join(path, name));
   return total;
 }
-
-const mebibytes = (bytes: number) => `${Math.ceil(bytes / 1024 / 1024)} MiB`;
 
 export class Mirrors {
   private readonly mirrors = new Map<string, Mirror>();
@@ -133,7 +131,7 @@ export class Mirrors {
     if (size > this.options.maxBytes) {
       await rm(mirror.dir, { recursive: true, force: true });
       throw new BuildFailure(
-        `the repository ${url} takes ${mebibytes(size)} on disk, more than the server's limit of ${mebibytes(this.options.maxBytes)}; build from a smaller repository or start the server with a larger --git-max-clone-size`,
+        `the repository ${url} takes ${sizeText(size)} on disk, more than the server's limit of ${sizeText(this.options.maxBytes)}; build from a smaller repository or start the server with a larger --git-max-clone-size`,
       );
     }
     const listing = await git(
