@@ -16,9 +16,9 @@ export function conditionOf(object: Observed, type: string): ApiCondition | unde
 export const STALE_FAILURE_GRACE_MS = 5_000;
 
 /**
- * The controller has seen the written generation and settled its `Accepted` condition for it. A terminal
- * failure (`TERMINAL_REASONS` in the schema) of `Accepted`, or of `LiveRevisionReady` for this generation,
- * ends the wait with the controller's message.
+ * The controller has seen the written generation and accepted it (`Accepted` True). A terminal failure
+ * (`TERMINAL_REASONS` in the schema) of `Accepted`, or of `LiveRevisionReady` for this generation, ends the
+ * wait with the controller's message; any other False is waited out.
  */
 export function serviceAccepted(
   written: ObjectWithStatus,
@@ -54,6 +54,9 @@ export function serviceAccepted(
           return { state: "pending", message: `the controller is checking again: ${accepted.message}` };
         return { state: "failed", reason: accepted.reason, message: accepted.message };
       }
+      // Any other False (a git source awaiting its build, a retry the controller has scheduled) may still
+      // turn True: wait for it within the step's timeout, showing why it is not yet.
+      if (accepted.status === "False") return { state: "pending", message: accepted.message };
       const live = conditionOf(object, CONDITION_TYPES.LiveRevisionReady);
       if (live !== undefined && isTerminalFailure(live) && (live.observedGeneration ?? 0) >= generation) {
         return { state: "failed", reason: live.reason, message: live.message };
