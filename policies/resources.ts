@@ -1,14 +1,14 @@
-import { TYPE_TOKENS } from "../sdk/resources/type-tokens";
+import { kindOfTypeToken } from "../sdk/resources/type-tokens";
 import { isUnknown, type KindName } from "../sdk/schema";
 import { isPlainObject } from "../sdk/shared/records";
 
-const KIND_BY_TYPE: ReadonlyMap<string, KindName> = new Map(
-  (Object.entries(TYPE_TOKENS) as [KindName, string][]).map(([kind, token]) => [token, kind]),
-);
-
-/** The kind of a resource type token (the SDK's classes register one per kind); undefined if not ours. */
+/**
+ * The kind of a resource type token, of either family: the dynamic resources' (`pulumi-nodejs:dynamic/
+ * exampledev:Service`) and the native package's (`exampledev:compute/v1alpha1:Service`), which take the same
+ * `{ metadata, spec }` inputs, so every rule applies to both; undefined if not ours.
+ */
 export function kindOfType(type: string): KindName | undefined {
-  return KIND_BY_TYPE.get(type);
+  return kindOfTypeToken(type);
 }
 
 /**

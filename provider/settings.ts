@@ -55,6 +55,11 @@ export type SwitchName = {
   [K in SettingName]: (typeof SETTINGS)[K] extends { default: boolean } ? K : never;
 }[SettingName];
 
+/** Every switch, from the settings data. */
+const SWITCHES = (Object.keys(SETTINGS) as SettingName[]).filter(
+  (name): name is SwitchName => typeof (SETTINGS[name] as { default?: unknown }).default === "boolean",
+);
+
 /** A switch's value; anything but "true" or "false" is an error naming the setting. */
 export function booleanSetting(
   config: ConfigSource,
@@ -73,6 +78,25 @@ export function apiAddressConfigured(config: ConfigSource, env: NodeJS.ProcessEn
   return reader(config, env)("baseUrl") !== undefined;
 }
 
+/** The address, or an error naming the setting and the fix. */
+function checkedBaseUrl(baseUrl: string): string {
+  const problem = baseUrlProblem(baseUrl, named("token"));
+  if (problem !== undefined) throw new Error(`${named("baseUrl")} ${problem}`);
+  return baseUrl;
+}
+
+/** The request timeout in seconds, or an error naming the setting and the fix. */
+function timeoutSeconds(text: string | undefined): number {
+  const timeout = SETTINGS.requestTimeoutSeconds;
+  const seconds = text === undefined ? timeout.default : Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(
+      `${timeout.config} must be a positive number of seconds, for example ${timeout.default} (the default)`,
+    );
+  }
+  return seconds;
+}
+
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
   const read = reader(config, env);
   const baseUrl = read("baseUrl");
@@ -82,23 +106,46 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
         `or the ${SETTINGS.baseUrl.env} environment variable`,
     );
   }
-  const problem = baseUrlProblem(baseUrl, named("token"));
-  if (problem !== undefined) throw new Error(`${named("baseUrl")} ${problem}`);
-  const timeout = SETTINGS.requestTimeoutSeconds;
-  const timeoutText = read("requestTimeoutSeconds");
-  const timeoutSeconds = timeoutText === undefined ? timeout.default : Number(timeoutText);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-    throw new Error(
-      `${timeout.config} must be a positive number of seconds, for example ${timeout.default} (the default)`,
-    );
-  }
+  const checked = checkedBaseUrl(baseUrl);
+  const timeoutMs = timeoutSeconds(read("requestTimeoutSeconds")) * 1000;
   const caFile = read("caCertificateFile");
   const ca = read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
   const token = read("token");
   return {
-    baseUrl,
-    timeoutMs: timeoutSeconds * 1000,
+    baseUrl: checked,
+    timeoutMs,
     ...(token !== undefined && { token }),
     ...(ca !== undefined && { ca }),
   };
+}
+
+/** One setting whose value cannot be used, with the message the provider would fail with. */
+export interface SettingProblem {
+  name: SettingName;
+  message: string;
+}
+
+/**
+ * What is wrong with the settings, without calling anything or reading files: the native plugin's
+ * CheckConfig reports it before any resource is touched. No address is not a problem here: a preview of new
+ * objects needs none, and the first API call says so.
+ */
+export function settingProblems(
+  config: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): SettingProblem[] {
+  const read = reader(config, env);
+  const checks: [SettingName, () => unknown][] = [
+    ["baseUrl", () => read("baseUrl") !== undefined && checkedBaseUrl(read("baseUrl") as string)],
+    ["requestTimeoutSeconds", () => timeoutSeconds(read("requestTimeoutSeconds"))],
+    ...SWITCHES.map((name): [SettingName, () => unknown] => [name, () => booleanSetting(config, name, env)]),
+  ];
+  return checks.flatMap(([name, check]) => {
+    try {
+      check();
+      return [];
+    } catch (error) {
+      return [{ name, message: error instanceof Error ? error.message : String(error) }];
+    }
+  });
 }

@@ -1,0 +1,264 @@
+// The native plugin's operations, on plain values: each one translates the provider protocol's shapes
+// (URNs, wire secrets, custom timeouts, provider config) and calls the same core the dynamic provider runs
+// (`ObjectProvider`: check, diff, create, read, update, delete, await, create tokens, uid preconditions).
+import { SETTINGS, type SettingName } from "../../sdk/client/settings";
+import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
+import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
+import { configure } from "../clients";
+import { ObjectProvider } from "../object-provider";
+import { type ConfigSource, settingProblems } from "../settings";
+import type { ObjectInputs, ObjectOutputs } from "../state";
+import { detailedDiff, type PropertyChange } from "./detailed-diff";
+import { conceal, type Path, reveal } from "./wire-secrets";
+
+type Props = Record<string, unknown>;
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface CheckOutcome {
+  inputs: Props;
+  failures: CheckFailure[];
+}
+
+export interface DiffOutcome {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  detailedDiff: Record<string, PropertyChange>;
+  /** Why each replacing path cannot change in place, for people. */
+  replaceReasons: string[];
+}
+
+export interface ReadOutcome {
+  /** Empty when the object is gone. */
+  id: string;
+  properties: Props;
+  inputs: Props;
+}
+
+/**
+ * The object exists but the step failed (not ready, or the create's outcome unconfirmed): the engine keeps
+ * it in state with these properties instead of forgetting it.
+ */
+export class ResourceInitError extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Props,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+/** What the core's partial failures carry (object-provider.ts keeps its class to itself). */
+function isPartialFailure(
+  error: unknown,
+): error is Error & { id: string; properties: Props; reasons: string[] } {
+  return (
+    error instanceof Error && typeof (error as { id?: unknown }).id === "string" && "properties" in error
+  );
+}
+
+const NAME_REASON = "metadata.name: the API names an object once; another name is another object";
+
+/** The kind and the Pulumi name a URN names (`urn:pulumi:<stack>::<project>::<type>::<name>`). */
+export function parseUrn(urn: string): { kind: KindName; logicalName: string } {
+  const [, , qualifiedType = "", ...name] = urn.split("::");
+  const type = qualifiedType.split("$").at(-1) ?? "";
+  const kind = kindOfTypeToken(type);
+  if (kind === undefined) throw new Error(`the exampledev provider has no resource type ${type} (${urn})`);
+  return { kind, logicalName: name.join("::") };
+}
+
+/** The provider's inputs (`baseUrl`, `token`, …) read as stack config keys (`exampledev:baseUrl`). */
+function configSource(values: Props): ConfigSource {
+  const byKey = new Map<string, unknown>(
+    (Object.keys(SETTINGS) as SettingName[]).map((name) => [SETTINGS[name].config, values[name]]),
+  );
+  return {
+    get: (key) => {
+      const value = byKey.get(key);
+      return value === undefined || value === null ? undefined : String(value);
+    },
+  };
+}
+
+export class NativeProvider {
+  private readonly cores = new Map<KindName, ObjectProvider>();
+
+  private core(kind: KindName): ObjectProvider {
+    let core = this.cores.get(kind);
+    if (core === undefined) {
+      core = new ObjectProvider(kind);
+      this.cores.set(kind, core);
+    }
+    return core;
+  }
+
+  /** The provider's own inputs: every setting checked with the messages the provider fails with; token secret. */
+  checkConfig(news: Props): CheckOutcome {
+    const { plain } = reveal(news);
+    const failures = settingProblems(configSource(plain as Props)).map(({ name, message }) => ({
+      property: name,
+      reason: message,
+    }));
+    const secret = (Object.keys(SETTINGS) as SettingName[]).filter((name) => SETTINGS[name].secret);
+    return {
+      inputs: conceal(
+        plain,
+        secret.map((name) => [name]),
+      ) as Props,
+      failures,
+    };
+  }
+
+  /** The settings for every later call: the provider's inputs, else the `exampledev:*` config variables. */
+  configure(variables: Record<string, string>, args: Props): void {
+    const fromArgs = configSource(reveal(args).plain as Props);
+    configure({ get: (key) => fromArgs.get(key) ?? variables[key] });
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckOutcome> {
+    const { kind, logicalName } = parseUrn(urn);
+    const { plain, secrets } = reveal(news);
+    const declared = plain as Partial<ObjectInputs>;
+    const result = await this.core(kind).check(
+      reveal(olds).plain as Partial<ObjectInputs>,
+      {
+        ...declared,
+        metadata: declared.metadata ?? {},
+        logicalName,
+      } as ObjectInputs,
+    );
+    return {
+      inputs: this.withSecrets(kind, result.inputs as Props, secrets),
+      failures: (result.failures ?? []).map(({ property, reason }) => ({ property, reason })),
+    };
+  }
+
+  async diff(id: string, urn: string, olds: Props, news: Props): Promise<DiffOutcome> {
+    const { kind } = parseUrn(urn);
+    const before = reveal(olds).plain as ObjectOutputs;
+    const after = reveal(news).plain as ObjectInputs;
+    const result = await this.core(kind).diff(id, before, after);
+    const replaces = result.replaces ?? [];
+    const reasons = new Map(
+      validateUpdate(kind, before.spec, after.spec).map((violation) => [violation.path, violation.message]),
+    );
+    return {
+      changes: result.changes === true,
+      replaces,
+      deleteBeforeReplace: result.deleteBeforeReplace === true,
+      detailedDiff: detailedDiff(before, after, replaces),
+      replaceReasons: replaces.map((path) =>
+        path === "metadata.name" ? NAME_REASON : (reasons.get(path) ?? path),
+      ),
+    };
+  }
+
+  async create(
+    urn: string,
+    properties: Props,
+    timeoutSeconds: number,
+  ): Promise<{ id: string; properties: Props }> {
+    const { kind } = parseUrn(urn);
+    const { plain, secrets } = reveal(properties);
+    const result = await this.guard(kind, secrets, () =>
+      this.core(kind).create(withAwait(plain as ObjectInputs, timeoutSeconds)),
+    );
+    return { id: result.id, properties: this.outputs(kind, result.outs, secrets) };
+  }
+
+  async update(id: string, urn: string, olds: Props, news: Props, timeoutSeconds: number): Promise<Props> {
+    const { kind } = parseUrn(urn);
+    const { plain, secrets } = reveal(news);
+    const result = await this.guard(kind, secrets, () =>
+      this.core(kind).update(
+        id,
+        reveal(olds).plain as ObjectOutputs,
+        withAwait(plain as ObjectInputs, timeoutSeconds),
+      ),
+    );
+    return this.outputs(kind, result.outs, secrets);
+  }
+
+  /**
+   * Refresh (state holds the object) and import (state holds nothing but the id, the object's name). An
+   * imported object is found by its name only; its inputs are the live object's name, labels, annotations
+   * (the create token is the provider's bookkeeping, not an annotation) and spec, with the server's secret
+   * placeholders in place of secrets, marked secret.
+   */
+  async read(id: string, urn: string, properties: Props): Promise<ReadOutcome> {
+    const { kind, logicalName } = parseUrn(urn);
+    const { plain, secrets } = reveal(properties);
+    const importing = (plain as Partial<ObjectOutputs>).metadata === undefined;
+    const state = importing
+      ? ({ metadata: { name: id }, spec: {}, status: {}, logicalName } as ObjectOutputs)
+      : (plain as ObjectOutputs);
+    const result = await this.core(kind).read(id, state);
+    if (!result.id) return { id: "", properties: {}, inputs: {} };
+    const outputs = result.props as ObjectOutputs;
+    const { name, labels, annotations } = outputs.metadata;
+    const { adopt, skipAwait, autoNamed } = outputs as ObjectOutputs & { skipAwait?: boolean };
+    const inputs = {
+      metadata: { name, ...(labels && { labels }), ...(annotations && { annotations }) },
+      spec: outputs.spec,
+      ...(adopt !== undefined && { adopt }),
+      ...(skipAwait !== undefined && { skipAwait }),
+      ...(!importing && { logicalName: outputs.logicalName, ...(autoNamed !== undefined && { autoNamed }) }),
+    };
+    return {
+      id: result.id,
+      properties: this.outputs(kind, outputs, secrets),
+      inputs: this.withSecrets(kind, inputs, secrets),
+    };
+  }
+
+  async delete(id: string, urn: string, properties: Props, timeoutSeconds: number): Promise<void> {
+    const { kind } = parseUrn(urn);
+    const state = reveal(properties).plain as ObjectOutputs;
+    await this.core(kind).delete(id, {
+      ...state,
+      await: { ...(timeoutSeconds > 0 && { timeoutSeconds }) },
+    });
+  }
+
+  /** Runs a write; a partial failure's properties get the same treatment as outputs. */
+  private async guard<T>(kind: KindName, secrets: Path[], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isPartialFailure(error)) throw error;
+      throw new ResourceInitError(
+        error.message,
+        error.id,
+        this.outputs(kind, error.properties, secrets),
+        error.reasons,
+      );
+    }
+  }
+
+  /** Outputs for the engine: the core's, without its per-call await settings, secrets wrapped. */
+  private outputs(kind: KindName, outs: unknown, secrets: Path[]): Props {
+    const { await: _await, __provider: _provider, ...rest } = outs as Props;
+    return this.withSecrets(kind, rest, secrets);
+  }
+
+  /** Wraps what arrived secret and the spec's secret fields. */
+  private withSecrets(kind: KindName, values: Props, secrets: Path[]): Props {
+    const specSecrets = secretPaths(kind, values.spec).map((path): Path => ["spec", ...path]);
+    return conceal(values, [...secrets, ...specSecrets]) as Props;
+  }
+}
+
+/** The core's await settings for one step: the resource's customTimeouts, and `skipAwait`. */
+function withAwait(inputs: ObjectInputs & { skipAwait?: boolean }, timeoutSeconds: number): ObjectInputs {
+  return {
+    ...inputs,
+    await: { ...(timeoutSeconds > 0 && { timeoutSeconds }), ...(inputs.skipAwait && { skip: true }) },
+  };
+}

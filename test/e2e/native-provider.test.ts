@@ -1,0 +1,219 @@
+// The native package as a user runs it: the plugin installed with `pulumi plugin install` (into the test's
+// own PULUMI_HOME), a TypeScript program on `@exampledev/pulumi/native`, the real CLI through the Automation
+// API, and the local API server.
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { OutputMap } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPlugin } from "../../scripts/native/plugin-install";
+import { type Client, createClient } from "../../sdk/client";
+import { NATIVE_TYPE_TOKENS } from "../../sdk/resources/type-tokens";
+import { type RunningServer, startServer } from "../../server";
+import { createTestStack, type TestStack } from "../helpers/pulumi";
+import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
+
+const fixture = path.join(__dirname, "fixtures/native");
+// The API key comes from secret config; the key data is a literal in the program that the schema marks secret.
+const SECRETS = { apiKey: "native-api-key-e2e-4c1d", literalKeyData: "bmF0aXZlLWtleS1kYXRhLWUyZQ==" };
+
+function readAllFiles(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), "utf8"))
+    .join("\n");
+}
+
+const timed = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+  const started = Date.now();
+  try {
+    return await run();
+  } finally {
+    console.log(`[native e2e] ${what}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+};
+
+describe("the native plugin through the real Pulumi CLI", () => {
+  let server: RunningServer;
+  let client: Client;
+  let registry: Registry;
+  let t: TestStack;
+  let digest: string;
+  const printed: string[] = [];
+  const onOutput = (line: string) => printed.push(line);
+
+  beforeAll(async () => {
+    [server, registry] = await Promise.all([
+      startServer({ port: 0, storage: "memory", logLevel: "warn" }),
+      startRegistry(),
+    ]);
+    client = createClient({ baseUrl: server.url });
+    digest = await pushArtifact(registry, { path: "team/native", tag: "v1", content: "native bundle" });
+    t = await createTestStack(fixture);
+    // As a user would, but into the test's PULUMI_HOME: the machine's plugin cache is left alone.
+    await timed("plugin install", async () => installPlugin(t.env));
+    await t.stack.setAllConfig({
+      "exampledev:baseUrl": { value: server.url },
+      repo: { value: registry.repo("team/native") },
+      digest: { value: digest },
+      apiKey: { value: SECRETS.apiKey, secret: true },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.dispose();
+    await client?.close();
+    await Promise.all([server?.close(), registry?.stop()]);
+  });
+
+  const up = async () => {
+    const result = await timed("up", () => t.stack.up({ onOutput }));
+    expect(result.summary.result).toBe("succeeded");
+    return result.outputs;
+  };
+  const value = (outputs: OutputMap, key: string) => outputs[key]?.value as string;
+  let firstRevision: string;
+
+  it("creates through the installed plugin and exports the minted and the live revision", async () => {
+    const outputs = await up();
+    firstRevision = value(outputs, "latestRevision");
+    expect(firstRevision).toMatch(/^native-api-[0-9a-f]{10}$/);
+    expect(value(outputs, "liveRevision")).toBe(firstRevision);
+    expect(value(outputs, "proxyName")).toBe("native-edge");
+    expect((await client.serviceRevisions.get(firstRevision)).spec.bundle).toMatchObject({ digest });
+    const { deployment } = await t.stack.exportStack();
+    const types = (deployment as { resources: { type: string }[] }).resources.map(({ type }) => type);
+    expect(types).toEqual(expect.arrayContaining([NATIVE_TYPE_TOKENS.Proxy, NATIVE_TYPE_TOKENS.Service]));
+    expect(types).toContain("pulumi:providers:exampledev");
+  });
+
+  it("previews no changes right after up", async () => {
+    const preview = await timed("preview", () => t.stack.preview({ onOutput }));
+    expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
+  });
+
+  it("shows a template change as an update of the exact property path", async () => {
+    await t.stack.setConfig("greeting", { value: "bonjour" });
+    const lines: string[] = [];
+    const preview = await t.stack.preview({ diff: true, onOutput: (line) => lines.push(line) });
+    expect(preview.changeSummary).toMatchObject({ update: 1 });
+    const text = lines.join("");
+    expect(text).toMatch(/~ spec\.template\.spec\.env\[0\]\.value|spec: \{[\s\S]*~ value/);
+    expect(text).toContain('"hello" => "bonjour"');
+    const outputs = await up();
+    expect(value(outputs, "latestRevision")).not.toBe(firstRevision);
+    expect(value(outputs, "liveRevision")).toBe(value(outputs, "latestRevision"));
+  });
+
+  it("pins the first revision while the latest stays minted", async () => {
+    await t.stack.setConfig("pinnedRevision", { value: firstRevision });
+    const outputs = await up();
+    expect(value(outputs, "liveRevision")).toBe(firstRevision);
+    expect(value(outputs, "latestRevision")).not.toBe(firstRevision);
+  });
+
+  it("refreshes without drift (secret placeholders are not drift), and reports a real change", async () => {
+    const refresh = await timed("refresh", () => t.stack.refresh({ onOutput }));
+    expect(refresh.summary.result).toBe("succeeded");
+    await t.stack.preview({ onOutput, expectNoChanges: true });
+
+    await client.proxies.patch(
+      "native-edge",
+      { spec: { shutdown: { drainTimeout: "25s" } } },
+      { type: "merge" },
+    );
+    const drift = await t.stack.refresh({ onOutput });
+    expect(drift.summary.resourceChanges).toMatchObject({ update: 1 });
+    await up();
+    expect((await client.proxies.get("native-edge")).spec.shutdown).toMatchObject({ drainTimeout: "20s" });
+  });
+
+  it("keeps secrets (from config and literal) out of `pulumi stack export`, the state files and the output", async () => {
+    const exported = execFileSync("pulumi", ["stack", "export", "--stack", t.stack.name], {
+      cwd: fixture,
+      env: { ...process.env, ...t.env },
+      encoding: "utf8",
+    });
+    const stateFiles = readAllFiles(path.join(t.stateDir, "backend"));
+    for (const secret of Object.values(SECRETS)) {
+      expect(exported).not.toContain(secret);
+      expect(stateFiles).not.toContain(secret);
+      expect(printed.join("\n")).not.toContain(secret);
+    }
+    const proxy = JSON.parse(exported).deployment.resources.find(
+      (resource: { type: string }) => resource.type === NATIVE_TYPE_TOKENS.Proxy,
+    );
+    const sinks = proxy.outputs.spec.telemetry.thirdPartySinks;
+    expect(sinks.vendorBetaTraces.keyData).toHaveProperty("ciphertext");
+    expect(proxy.inputs.spec.telemetry.thirdPartySinks.vendorAlphaLogs.key).toHaveProperty("ciphertext");
+  });
+
+  it("destroys everything", async () => {
+    const destroy = await timed("destroy", () => t.stack.destroy({ onOutput }));
+    expect(destroy.summary.result).toBe("succeeded");
+    expect(await client.proxies.listAll()).toEqual([]);
+    expect(await client.services.listAll()).toEqual([]);
+  });
+
+  describe("pulumi import of objects created over HTTP", () => {
+    let imported: TestStack;
+
+    afterAll(async () => {
+      await imported?.dispose();
+    });
+
+    it("imports one object of each kind, and the program declaring them previews no changes", async () => {
+      const bundle = { repo: registry.repo("team/native"), digest };
+      const runtime = { compatibilityDate: "2026-01-01" };
+      await client.proxies.create({
+        apiVersion: "core.example.dev/v1alpha2",
+        kind: "Proxy",
+        metadata: { name: "legacy-edge", labels: { owner: "ops" } },
+        spec: { shutdown: { drainTimeout: "15s", minimumDrainTime: "30s" } },
+      } as never);
+      await client.services.create({
+        apiVersion: "compute.example.dev/v1alpha1",
+        kind: "Service",
+        metadata: { name: "legacy-api" },
+        spec: { source: { oci: bundle }, template: { spec: { runtime } } },
+      } as never);
+      await client.serviceRevisions.create({
+        apiVersion: "compute.example.dev/v1alpha1",
+        kind: "ServiceRevision",
+        metadata: { name: "legacy-revision" },
+        spec: { runtime, bundle },
+      } as never);
+
+      imported = await createTestStack(path.join(path.dirname(fixture), "native-import"), {
+        stackName: "imported",
+      });
+      installPlugin(imported.env);
+      await imported.stack.setAllConfig({
+        "exampledev:baseUrl": { value: server.url },
+        repo: { value: bundle.repo },
+        digest: { value: digest },
+      });
+      const result = await timed("import", () =>
+        imported.stack.import({
+          resources: [
+            { type: NATIVE_TYPE_TOKENS.Proxy, name: "edge", id: "legacy-edge" },
+            { type: NATIVE_TYPE_TOKENS.Service, name: "api", id: "legacy-api" },
+            { type: NATIVE_TYPE_TOKENS.ServiceRevision, name: "revision", id: "legacy-revision" },
+          ],
+          protect: false,
+          onOutput,
+        }),
+      );
+      expect(result.summary.result).toBe("succeeded");
+      expect(result.summary.resourceChanges).toMatchObject({ import: 3 });
+
+      const preview = await timed("preview of the imported objects' program", () =>
+        imported.stack.preview({ onOutput, expectNoChanges: true }),
+      );
+      expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
+      const destroy = await imported.stack.destroy({ onOutput });
+      expect(destroy.summary.result).toBe("succeeded");
+      expect(await client.services.listAll()).toEqual([]);
+    });
+  });
+});
