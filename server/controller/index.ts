@@ -12,6 +12,7 @@ import { type GitOptions, GitSources } from "./git";
 import { type ControllerLogger, silentLogger } from "./logger";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
+import { controllingService } from "./revision";
 import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, startTagPoll } from "./tag-poll";
@@ -92,6 +93,9 @@ export function startController(options: ControllerOptions): Controller {
   const unsubscribe = store.subscribe((event) => {
     const key = serviceKeyOf(event);
     if (key !== undefined) queue.add(key);
+    // A preview's change concerns its parent too: the parent lists its previews and makes a deleted one again.
+    const parent = event.kind === "Service" ? controllingService(event.object)?.name : undefined;
+    if (parent !== undefined) queue.add(parent);
   });
   // Crash repair: whatever a stop interrupted (a revision minted, status not yet written) converges now.
   for (const service of store.list("Service")) queue.add(service.metadata.name);

@@ -106,6 +106,14 @@ describe("previews", () => {
       ].sort((a, b) => (a.name < b.name ? -1 : 1)),
     );
 
+    // A preview deleted by hand while its branch lives is made again.
+    const uid = preview.metadata.uid;
+    await api.delete(name);
+    await eventually("the preview to be made again", async () => {
+      const again = await call(server.url, "GET", `/apis/compute.example.dev/v1alpha1/services/${name}`);
+      return again.status === 200 && again.body.metadata.uid !== uid ? true : undefined;
+    });
+
     // The parent's template reaches its previews.
     await api.patch("web", { spec: { template: { spec: { env: [{ name: "MODE", value: "two" }] } } } });
     await eventually("the template in the preview", async () => {
