@@ -80,6 +80,7 @@ export interface StatusView {
   observedGeneration: number;
   latestRevision?: string;
   liveRevision?: string;
+  resolvedBundle?: { tag: string; digest: string; resolvedAt: string };
   conditions: {
     type: string;
     status: string;

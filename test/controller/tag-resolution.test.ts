@@ -156,6 +156,8 @@ describe("tag resolution", () => {
     expect(failed).toMatchObject({
       latestRevision: minted.latestRevision,
       liveRevision: minted.latestRevision,
+      // What the tag last resolved to, and since when, stays in status while the new one fails.
+      resolvedBundle: { tag: "v1", digest: digests.open, resolvedAt: minted.resolvedBundle?.resolvedAt },
     });
   });
 });
