@@ -4,7 +4,7 @@
 import { gunzipSync } from "node:zlib";
 import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TestRepo } from "../helpers/git";
+import { startGitDaemon, TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { ServiceApi } from "./api";
@@ -169,6 +169,21 @@ describe("git builds", () => {
     // The same build: its start time did not move.
     expect(after.lastBuild).toEqual(before.lastBuild);
     expect(after.lastBuild?.commit).toBe(commit);
+  });
+
+  it("fetches over git:// from a loopback host", async () => {
+    const daemon = await startGitDaemon();
+    try {
+      const repo = newRepo("daemon");
+      const commit = repo.commit({ "index.js": "served" });
+      await api.create("daemon", gitSpec(daemon.url(repo), registry, "team/daemon"));
+      const status = await acceptedWith(api, "daemon", "Minted");
+      expect(status.lastBuild?.commit).toBe(commit);
+      const pushed = await manifestOf(registry, "team/daemon", status.lastBuild?.digest ?? "");
+      expect(pushed.manifest.annotations["org.opencontainers.image.source"]).toBe(daemon.url(repo));
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it("notices a new commit by polling and mints a revision for it", async () => {

@@ -1,7 +1,8 @@
 // Real git repositories in temp dirs for the git-source tests: files committed with the machine's `git`,
 // branches, symlinks and GitHub-style pull-request refs (`refs/pull/<n>/head`).
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -96,4 +97,65 @@ export class TestRepo {
   private gitWith(env: Record<string, string>, ...args: string[]): string {
     return execFileSync("git", args, { cwd: this.dir, env: { ...GIT_ENV, ...env }, encoding: "utf8" });
   }
+}
+
+export interface GitDaemon {
+  /** `git://127.0.0.1:<port>/<dir name of the repository>` */
+  url(repo: TestRepo): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== "object" || address === null) throw new Error("no port");
+  return address.port;
+}
+
+/** `git daemon` on a loopback port serving every repository under the temp dir (the git:// protocol). */
+export async function startGitDaemon(): Promise<GitDaemon> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    "git",
+    [
+      "daemon",
+      "--export-all",
+      "--reuseaddr",
+      "--listen=127.0.0.1",
+      `--port=${port}`,
+      `--base-path=${tmpdir()}`,
+      tmpdir(),
+    ],
+    { env: GIT_ENV, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    log = (log + chunk).slice(-2_000);
+  });
+  // Ready once it accepts connections.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ready = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (ready) break;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`git daemon did not start: ${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: (repo) => `git://127.0.0.1:${port}/${repo.dir.slice(tmpdir().length + 1)}`,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
