@@ -127,12 +127,15 @@ export class CredentialsFile implements CredentialsSource {
     private readonly log: ControllerLogger,
   ) {
     this.current();
-    watchFile(path, { interval: WATCH_INTERVAL_MS, persistent: false }, () => {
-      const before = this.version;
-      this.current();
-      if (this.version !== before) for (const listener of this.listeners) listener();
-    });
+    watchFile(path, { interval: WATCH_INTERVAL_MS, persistent: false }, this.changed);
   }
+
+  /** The stat watcher's callback; its own function, so `close` removes only this file's watch. */
+  private readonly changed = () => {
+    const before = this.version;
+    this.current();
+    if (this.version !== before) for (const listener of this.listeners) listener();
+  };
 
   /** A file that cannot be used at start is an error the operator sees at once. */
   static open(path: string, log: ControllerLogger): CredentialsFile {
@@ -156,7 +159,7 @@ export class CredentialsFile implements CredentialsSource {
   }
 
   close(): void {
-    unwatchFile(this.path);
+    unwatchFile(this.path, this.changed);
     this.listeners.clear();
   }
 
