@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../../sdk/schema";
 import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../../sdk/schema/status";
 import type { StoredObject } from "../../storage";
+import type { CredentialsSource } from "../credentials";
 import type { ControllerLogger } from "../logger";
 import { canonicalJson } from "../naming";
 import type { RejectionReason } from "../status";
@@ -18,16 +19,6 @@ import type { GitAllowList } from "./url";
 const { AwaitingBuild, BuildFailed, BuildCommandsDisabled, InvalidSource } = CONDITION_REASONS.Accepted;
 
 const GIT_FIELD = "spec.source.git";
-
-/** Credentials a build output names (`credentialsRef`) or carries; the server's `--credentials` store. */
-export interface OutputCredentials {
-  lookup(
-    ref: Pick<BundleRef, "credentials" | "credentialsRef">,
-    fieldPath: string,
-  ):
-    | { ok: true; credentials: BundleRef["credentials"] | undefined }
-    | { ok: false; reason: RejectionReason; message: string };
-}
 
 export interface BuildSettings {
   /** `--build-commands`: run `build.command`. */
@@ -98,7 +89,8 @@ const short = (commit: string | undefined) => (commit ? commit.slice(0, 12) : ""
 export interface GitBuildsOptions extends BuildSettings {
   mirrors: Mirrors;
   allow: GitAllowList;
-  credentials?: OutputCredentials;
+  /** Inline credentials, or what a `credentialsRef` names in the server's `--credentials` file. */
+  credentials: CredentialsSource;
   /** Where checkouts are made. */
   workDir: string;
   /** Queues a Service for a sync. */
@@ -120,7 +112,7 @@ export class GitBuilds {
   evaluate(service: StoredObject, git: GitSource): GitState {
     const refusal = this.refusal(git);
     if (refusal) return { outcome: { ok: false, ...refusal } };
-    const credentials = this.outputCredentials(git.build.output);
+    const credentials = this.options.credentials.lookup(git.build.output, `${GIT_FIELD}.build.output`);
     if (!credentials.ok) return { outcome: credentials };
     const state = this.stateOf(service, git);
     const head = this.options.mirrors.refs(git.url);
@@ -156,19 +148,6 @@ export class GitBuilds {
       };
     }
     return undefined;
-  }
-
-  private outputCredentials(output: BundleRef) {
-    const fieldPath = `${GIT_FIELD}.build.output`;
-    if (this.options.credentials) return this.options.credentials.lookup(output, fieldPath);
-    if (output.credentialsRef) {
-      return {
-        ok: false as const,
-        reason: InvalidSource,
-        message: `${fieldPath}.credentialsRef is set, but this server has no credentials file: put the registry credentials in ${fieldPath}.credentials`,
-      };
-    }
-    return { ok: true as const, credentials: output.credentials };
   }
 
   /** The Service's record, new when the Service or its source changed; seeded from status after a restart. */

@@ -6,15 +6,16 @@ import { join } from "node:path";
 import type { GitSource, ServiceSpec } from "../../../sdk/schema";
 import type { PreviewStatus } from "../../../sdk/schema/status";
 import type { ObjectStore, StoredObject } from "../../storage";
+import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import type { ControllerLogger } from "../logger";
-import { GitBuilds, type GitState, type OutputCredentials } from "./builds";
+import { GitBuilds, type GitState } from "./builds";
 import { Mirrors } from "./mirrors";
 import { Previews } from "./previews";
 import { GitAllowList, repositoryKey } from "./url";
 import type { HookEvent } from "./webhook";
 
 export { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "./build";
-export type { GitState, OutputCredentials } from "./builds";
+export type { GitState } from "./builds";
 export { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, previewName } from "./previews";
 export { type HookEvent, parseHookEvent } from "./webhook";
 
@@ -35,7 +36,7 @@ export interface GitOptions {
   /** Where mirrors and checkouts live; default a temp dir removed on close (memory storage). */
   dir?: string;
   /** Resolves `build.output.credentialsRef` (the server's `--credentials` file). */
-  credentials?: OutputCredentials;
+  credentials?: CredentialsSource;
 }
 
 export const GIT_DEFAULTS = {
@@ -88,7 +89,7 @@ export class GitSources {
     this.builds = new GitBuilds({
       mirrors: this.mirrors,
       allow: this.allow,
-      credentials: options.credentials,
+      credentials: options.credentials ?? NO_CREDENTIALS_FILE,
       workDir,
       buildCommands: options.buildCommands ?? false,
       timeoutMs: buildTimeoutMs,
