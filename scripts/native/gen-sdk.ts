@@ -2,7 +2,7 @@
 // (nodejs, go, python), compiles the Go SDK against github.com/pulumi/pulumi/sdk/v3 from the Go proxy,
 // byte-compiles the Python SDK, and copies the Node SDK to sdk/native/, where it is committed and compiled
 // into this package as `@exampledev/pulumi/native`. `--check` copies nothing and fails when sdk/native/
-// differs from what the schema generates.
+// differs from what the schema generates (the SDKs under build/ are still generated and checked).
 //
 // The generators are pkg/v3's own (scripts/native/gen-sdk/main.go says why they are called directly rather
 // than through `pulumi package gen-sdk`); the tool is built once per source version and cached like the CLI.
@@ -14,6 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { SCHEMA_FILE } from "../../provider/native/schema-file";
 import { REPO } from "../lib/docs";
+import { goEnvironment } from "./go-host";
 
 const TOOL_DIR = path.join(REPO, "scripts", "native", "gen-sdk");
 const OUT = path.join(REPO, "build", "sdks");
@@ -21,11 +22,6 @@ const NODE_SDK = path.join(REPO, "sdk", "native");
 const LANGUAGES = ["nodejs", "go", "python"] as const;
 
 const say = (message: string) => console.log(`[gen-sdk] ${message}`);
-
-function goEnv(): NodeJS.ProcessEnv {
-  const goBin = existsSync("/usr/local/go/bin/go") ? "/usr/local/go/bin" : "";
-  return { ...process.env, PATH: [goBin, process.env.PATH].filter(Boolean).join(":"), CGO_ENABLED: "0" };
-}
 
 function timed<T>(what: string, run: () => T): T {
   const started = Date.now();
@@ -48,7 +44,7 @@ function generator(): string {
   timed("generator built", () =>
     execFileSync("go", ["build", "-trimpath", "-o", binary, "."], {
       cwd: TOOL_DIR,
-      env: goEnv(),
+      env: goEnvironment(),
       stdio: "inherit",
     }),
   );
@@ -81,7 +77,7 @@ function buildGoSdk(): void {
     path.join(dir, "go.mod"),
     `module github.com/exampledev/pulumi-exampledev/sdk/go\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${version}\n`,
   );
-  const env = { ...goEnv(), GOFLAGS: "-mod=mod" };
+  const env = { ...goEnvironment(), GOFLAGS: "-mod=mod" };
   timed("go mod tidy", () => execFileSync("go", ["mod", "tidy"], { cwd: dir, env, stdio: "inherit" }));
   timed("go build ./... (Go SDK)", () =>
     execFileSync("go", ["build", "./..."], { cwd: dir, env, stdio: "inherit" }),
