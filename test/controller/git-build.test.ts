@@ -90,8 +90,13 @@ describe("git builds", () => {
     const revision = (await api.revisions("first"))[0];
     expect(revision.spec.bundle).toEqual({ repo: registry.repo("team/first"), digest });
 
+    const head = await fetch(`${registry.url}/v2/team/first/manifests/${digest}`, {
+      method: "HEAD",
+      headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("docker-content-digest")).toBe(digest);
     const pushed = await manifestOf(registry, "team/first", digest);
-    expect(pushed.status).toBe(200);
     expect(pushed.manifest.annotations).toEqual({
       "org.opencontainers.image.source": repo.url,
       "org.opencontainers.image.revision": commit,
