@@ -171,6 +171,31 @@ describe("build failures", () => {
     );
   });
 
+  it("waits for a build slot (Pending) while the slots are taken, then builds", async () => {
+    const single = await startTestServer({
+      git: { buildCommands: true, buildTimeoutMs: 1_500, pollIntervalMs: 0, concurrency: 1 },
+    });
+    try {
+      const singleApi = new ServiceApi(single);
+      await singleApi.create(
+        "slow",
+        gitSpec(newRepo("slow"), registry, "team/slow", { build: { command: ["sleep", "30"] } }),
+      );
+      await eventually("the slow build to run", async () => {
+        const status = (await singleApi.get("slow")).status as GitStatus | undefined;
+        return status?.build?.phase === "Running" ? true : undefined;
+      });
+      await singleApi.create("queued", gitSpec(newRepo("queued"), registry, "team/queued"));
+      const pending = await acceptedWith(singleApi, "queued", "AwaitingBuild");
+      expect(pending.build).toEqual({ phase: "Pending", branch: "main" });
+      expect(acceptedMessage(pending)).toContain("(build pending)");
+      await acceptedWith(singleApi, "slow", "BuildFailed");
+      await acceptedWith(singleApi, "queued", "Minted");
+    } finally {
+      await single.close();
+    }
+  });
+
   it("a registry that refuses the push, without a secret in any message", async () => {
     const repo = newRepo("push");
     await api.create(
