@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { KindName } from "../../sdk/schema";
 import type { Journal } from "./store";
 import type { StoredObject } from "./types";
+import { FileSync } from "./wal-sync";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS objects (
@@ -23,14 +24,39 @@ const SCHEMA = `
 const SCRUBBED_VERSION = 1;
 
 /**
- * Journal in `<dir>/store.db` through Node's built-in SQLite, with WAL and `synchronous=FULL`. Group commit:
- * the first write opens a transaction, the writes that arrive before the next turn of the event loop join
- * it (each in a savepoint, so a failing write leaves the others alone), and one commit (one fsync) makes
- * them all durable; `durable()` resolves once everything written so far is committed, and the server
- * answers no request before that (`http/durability.ts`), so an acknowledged write survives a `kill -9`.
- * A failed commit loses writes the store already shows: the journal then refuses every write and reports
- * the failure to `onCommitFailure`, which stops the server (fail-stop). The resourceVersion counter lives
- * in its own row, so deletes never let it go backwards across a restart.
+ * How many writes the WAL takes before it is checkpointed into the database file (each write is a few
+ * pages; SQLite's own automatic checkpoint comes at 1000 pages).
+ */
+export const CHECKPOINT_WRITES = 1000;
+
+/**
+ * Syncs of the WAL running at once: a commit's sync starts at once unless this many run (libuv's thread
+ * pool has four threads; one is left for other file work).
+ */
+const MAX_SYNCS_RUNNING = 3;
+
+/**
+ * Journal in `<dir>/store.db` through Node's built-in SQLite, in WAL mode. Group commit: the first write
+ * opens a transaction, the writes that arrive before the next turn of the event loop join it (each in a
+ * savepoint, so a failing write leaves the others alone), and one commit appends them all to the WAL.
+ * The commit itself does not wait for the disk (`synchronous = OFF`): the WAL is then synced
+ * (`fdatasync`) off the event loop, in libuv's thread pool, and the batches committed before that sync
+ * began are durable when it ends. So the server goes on taking requests, and the next batches form and
+ * start their own syncs, while the disk syncs (on this machine a sync took 0.2 ms when idle and about 20 ms
+ * while other work used the disk, which the old commit spent blocking the event loop). `durable()`
+ * resolves once everything written so far is synced, and the server answers no request before that
+ * (`http/durability.ts`): an acknowledged write survives a `kill -9` and a power loss.
+ *
+ * The database file is written only at checkpoints, which copy the WAL into it; SQLite's automatic ones are
+ * off, as they would run with the commit's `synchronous = OFF` and could overwrite WAL content that is not
+ * yet safe in the file. The journal checkpoints itself, with `synchronous = FULL` (the WAL synced before
+ * the copy, the file synced before the WAL is reused), every `CHECKPOINT_WRITES` writes; the WAL is then
+ * written again from its start, over blocks the file already has, which the disk syncs faster than blocks
+ * appended (no change of size to sync).
+ *
+ * A failed commit or fsync loses writes the store already shows: the journal then refuses every write and
+ * reports the failure to `onCommitFailure`, which stops the server (fail-stop). The resourceVersion counter
+ * lives in its own row, so deletes never let it go backwards across a restart.
  *
  * Secret values that leave the store leave the disk too: `secure_delete` zeroes deleted content in the
  * database file, and after a commit that removes or replaces a secret the WAL, which still holds the old
@@ -47,6 +73,16 @@ export class SqliteJournal implements Journal {
   private scrubPending = false;
   /** The open transaction, committed on the next turn of the event loop. */
   private batch: Batch | undefined;
+  /** Committed batches not yet durable, in commit order, each with its number. */
+  private readonly unsynced: { sequence: number; committed: Deferred }[] = [];
+  /** How many batches were committed; a sync started now covers them all. */
+  private committedCount = 0;
+  /** The number of the last batch a running or finished sync covers. */
+  private syncedFrom = 0;
+  private syncsRunning = 0;
+  private readonly walFile: string;
+  private readonly wal: FileSync;
+  private writesSinceCheckpoint = 0;
   /** Set once a commit failed: nothing is written after it. */
   private failure: Error | undefined;
 
@@ -56,6 +92,8 @@ export class SqliteJournal implements Journal {
   ) {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "store.db");
+    this.walFile = `${file}-wal`;
+    this.wal = new FileSync(this.walFile);
     this.db = new DatabaseSync(file);
     try {
       // EXCLUSIVE before WAL: the lock is held for the connection's life (two servers on one data
@@ -65,6 +103,8 @@ export class SqliteJournal implements Journal {
       this.db.exec("PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY;");
       this.db.exec(SCHEMA);
       this.scrubOnOpen();
+      // From here on commits only append to the WAL; the journal syncs it and checkpoints (see above).
+      this.db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = OFF;");
     } catch (error) {
       this.db.close();
       if (isBusy(error))
@@ -110,16 +150,27 @@ export class SqliteJournal implements Journal {
     });
   }
 
-  /** Resolves once every write made so far is committed; rejects if that commit failed. */
+  /** Resolves once every write made so far is committed and fsynced; rejects if that failed. */
   durable(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    return this.batch?.committed.promise ?? Promise.resolve();
+    return (this.batch?.committed ?? this.unsynced.at(-1)?.committed)?.promise ?? Promise.resolve();
   }
 
-  /** Commits what is pending, then closes the database. */
+  /** Commits what is pending, syncs it, then closes the database (whose last checkpoint syncs too). */
   close(): void {
     this.commit();
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    if (this.failure === undefined && this.unsynced.length > 0) {
+      try {
+        this.wal.syncNow();
+        this.settleSynced(this.committedCount);
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    this.wal.close();
+    this.db.exec("PRAGMA synchronous = FULL");
+    this.db.close();
   }
 
   /**
@@ -139,6 +190,7 @@ export class SqliteJournal implements Journal {
       throw error;
     }
     batch.scrub ||= scrub;
+    this.writesSinceCheckpoint++;
   }
 
   private openBatch(): Batch {
@@ -175,7 +227,38 @@ export class SqliteJournal implements Journal {
     }
     this.batch = undefined;
     this.afterCommit(batch.scrub);
-    batch.committed.resolve();
+    this.unsynced.push({ sequence: ++this.committedCount, committed: batch.committed });
+    this.sync();
+  }
+
+  /**
+   * Fsyncs the WAL off the event loop (up to `MAX_SYNCS_RUNNING` at once, so a batch need not wait for a
+   * sync that began before its commit to end first). A sync covers every batch committed before it began:
+   * when it ends, those are durable, whichever sync covered them first.
+   */
+  private sync(): void {
+    if (this.failure || this.syncsRunning >= MAX_SYNCS_RUNNING) return;
+    if (this.syncedFrom === this.committedCount) return;
+    const covers = this.committedCount;
+    this.syncedFrom = covers;
+    this.syncsRunning++;
+    this.wal.sync().then(
+      () => {
+        this.syncsRunning--;
+        this.settleSynced(covers);
+        this.sync();
+      },
+      (error) => {
+        this.syncsRunning--;
+        this.fail(error);
+      },
+    );
+  }
+
+  private settleSynced(covers: number): void {
+    while (this.unsynced.length > 0 && (this.unsynced[0]?.sequence ?? Infinity) <= covers) {
+      this.unsynced.shift()?.committed.resolve();
+    }
   }
 
   private fail(cause: unknown): void {
@@ -190,28 +273,48 @@ export class SqliteJournal implements Journal {
     } catch {
       // Nothing more can be undone; the failure is reported below.
     }
+    // Committed but never synced: a crash could still lose them, so they are failures too.
+    for (const { committed } of this.unsynced.splice(0)) committed.reject(error);
     batch?.committed.reject(error);
     this.onCommitFailure(error);
   }
 
   /**
-   * The commit is durable already; the checkpoint only takes old page images out of the WAL, so a failed
-   * one does not fail the write: it is tried again after the next commit.
+   * The commit is in the WAL already (made durable by the next sync, or by the checkpoint's own); the
+   * checkpoint takes old page images out of the WAL (a scrub) or keeps it short, so a failed one does not
+   * fail the write: it is tried again after the next commit.
    */
   private afterCommit(scrub: boolean): void {
-    if (!scrub && !this.scrubPending) return;
-    try {
-      this.checkpoint();
-      this.scrubPending = false;
-    } catch {
-      this.scrubPending = true;
+    if (scrub || this.scrubPending) {
+      try {
+        this.checkpoint("TRUNCATE");
+        this.scrubPending = false;
+      } catch {
+        this.scrubPending = true;
+      }
+    } else if (this.writesSinceCheckpoint >= CHECKPOINT_WRITES) {
+      try {
+        this.checkpoint("RESTART");
+      } catch {
+        // The WAL only grows until the next checkpoint succeeds.
+      }
     }
   }
 
-  /** Copies the WAL into the database file and truncates it to zero bytes. */
-  private checkpoint(): void {
-    const result = this.db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number } | undefined;
-    if (result?.busy) throw new Error("the WAL checkpoint could not complete");
+  /**
+   * Copies the WAL into the database file, with every sync SQLite makes at `synchronous = FULL` (the WAL,
+   * and so every batch committed so far, is synced before the copy, the file after it). TRUNCATE then
+   * empties the WAL (a scrub), RESTART lets the next commit write it again from its start.
+   */
+  private checkpoint(mode: "TRUNCATE" | "RESTART"): void {
+    this.db.exec("PRAGMA synchronous = FULL");
+    try {
+      const result = this.db.prepare(`PRAGMA wal_checkpoint(${mode})`).get() as { busy: number } | undefined;
+      if (result?.busy) throw new Error("the WAL checkpoint could not complete");
+      this.writesSinceCheckpoint = 0;
+    } finally {
+      this.db.exec("PRAGMA synchronous = OFF");
+    }
   }
 
   private scrubOnOpen(): void {
@@ -222,7 +325,7 @@ export class SqliteJournal implements Journal {
       this.db.exec("VACUUM");
       this.db.exec(`PRAGMA user_version = ${SCRUBBED_VERSION}`);
     }
-    this.checkpoint();
+    this.checkpoint("TRUNCATE");
   }
 }
 
