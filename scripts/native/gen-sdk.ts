@@ -109,21 +109,15 @@ function main(): void {
     ),
   );
   const nodeSdk = path.join(OUT, "nodejs");
-  if (values.check) {
-    if (!sameTree(nodeSdk, NODE_SDK)) {
-      console.error(
-        "sdk/native is out of date with provider/native/schema.json: run `npm run gen-sdk` and commit it",
-      );
-      process.exitCode = 1;
-    } else {
-      say("sdk/native is up to date");
-    }
-    return;
-  }
   buildGoSdk();
   checkPythonSdk();
   if (sameTree(nodeSdk, NODE_SDK)) {
     say("sdk/native is up to date");
+  } else if (values.check) {
+    console.error(
+      "sdk/native is out of date with provider/native/schema.json: run `npm run gen-sdk` and commit it",
+    );
+    process.exitCode = 1;
   } else {
     rmSync(NODE_SDK, { recursive: true, force: true });
     cpSync(nodeSdk, NODE_SDK, { recursive: true });
