@@ -103,6 +103,8 @@ export interface GitBuildsOptions extends BuildSettings {
 export class GitBuilds {
   private readonly builds = new Map<string, Builds>();
   private readonly slots: Slots;
+  /** Builds under way, for `settled`. */
+  private readonly runs = new Set<Promise<void>>();
 
   constructor(private readonly options: GitBuildsOptions) {
     this.slots = new Slots(options.concurrency);
@@ -130,6 +132,11 @@ export class GitBuilds {
       ...(state.last && { lastBuild: { ...state.last } }),
       ...(state.skipped && { skipped: state.skipped }),
     };
+  }
+
+  /** Resolves once every build under way has ended (after the controller's signal aborted them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.runs]);
   }
 
   /** The Service is gone: its build stops. */
@@ -218,7 +225,9 @@ export class GitBuilds {
       const value = (credentials as Record<string, unknown> | undefined)?.[field];
       return typeof value === "string" && value !== "" ? [value] : [];
     });
-    void this.run(name, state, running, request, secrets);
+    const run = this.run(name, state, running, request, secrets);
+    this.runs.add(run);
+    void run.finally(() => this.runs.delete(run));
   }
 
   private async run(

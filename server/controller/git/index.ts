@@ -146,6 +146,9 @@ export class GitSources {
     clearInterval(this.poller);
     this.stopping.abort(new Error("the controller is stopping"));
     this.previews.close();
+    // Killed processes must be gone before their directories are removed.
+    await this.builds.settled();
+    await this.mirrors.settled();
     if (this.temporary) rmSync(this.root, { recursive: true, force: true });
   }
 

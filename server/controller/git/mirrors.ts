@@ -60,6 +60,11 @@ export class Mirrors {
     return this.mirrors.get(repositoryKey(url) ?? url)?.snapshot;
   }
 
+  /** Resolves once no fetch runs or waits (after the controller's signal aborted them). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.mirrors.values()].map((mirror) => mirror.running));
+  }
+
   /** The bare repository of `url` (fetched at least once for its refs to exist). */
   gitDir(url: string): string {
     return this.mirror(url).dir;
