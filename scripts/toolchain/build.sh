@@ -35,12 +35,8 @@ if on_path=$(command -v pulumi 2>/dev/null) && [[ "$("$on_path" version 2>/dev/n
   exit 0
 fi
 
-if [[ -x "$bin_dir/pulumi" && -x "$bin_dir/pulumi-language-nodejs" && -x "$bin_dir/pulumi-language-nodejs-v3.68.0" ]] &&
-  [[ "$("$bin_dir/pulumi" version)" == "v$version" ]]; then
-  finish "$bin_dir"
-fi
-
-if ! command -v go >/dev/null 2>&1; then
+ensure_go() {
+  command -v go >/dev/null 2>&1 && return 0
   if [[ -x /usr/local/go/bin/go ]]; then
     export PATH="/usr/local/go/bin:$PATH"
   else
@@ -49,7 +45,32 @@ if ! command -v go >/dev/null 2>&1; then
     say "or put a pulumi v$version on PATH, then run this again."
     exit 1
   fi
+}
+
+# Our Node.js host (cli/nodejs-host) changes more often than the CLI: a stamp of its sources next to the
+# binary says which sources it was built from, and a cached toolchain rebuilds only the host (seconds) when
+# they changed.
+host_stamp=".nodejs-host-$(cat "$here"/cli/nodejs-host/*.go "$here/cli/go.mod" "$here/cli/go.sum" | sha256sum | cut -c1-16)"
+build_host() {
+  (cd "$here/cli" && go build -trimpath -ldflags "-s -w -X main.version=$version" \
+    -o "$1/pulumi-language-nodejs" ./nodejs-host)
+}
+
+if [[ -x "$bin_dir/pulumi" && -x "$bin_dir/pulumi-language-nodejs" && -x "$bin_dir/pulumi-language-nodejs-v3.68.0" ]] &&
+  [[ "$("$bin_dir/pulumi" version)" == "v$version" ]]; then
+  if [[ ! -f "$bin_dir/$host_stamp" && -w "$bin_dir" ]]; then
+    ensure_go
+    say "rebuilding the Node.js language host (its sources changed)"
+    host_staging=$(mktemp -d "$cache_root/host.XXXXXX")
+    CGO_ENABLED=0 build_host "$host_staging"
+    mv "$host_staging/pulumi-language-nodejs" "$bin_dir/pulumi-language-nodejs"
+    rm -rf "$host_staging" "$bin_dir"/.nodejs-host-*
+    touch "$bin_dir/$host_stamp"
+  fi
+  finish "$bin_dir"
 fi
+
+ensure_go
 
 if ! grep -Eq "^\s+github.com/pulumi/pulumi/pkg/v3 v$version( |$)" "$here/cli/go.mod"; then
   say "error: scripts/toolchain/cli/go.mod does not pin github.com/pulumi/pulumi/pkg/v3 v$version; update it with"
@@ -75,13 +96,13 @@ say "  (first build: about 4 minutes on 2 cores, plus module downloads; later ru
   -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version" \
   -o "$staging/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi 2>&1 | progress "pulumi CLI")
 say "building the Node.js language host"
-(cd "$here/cli" && go build -trimpath -ldflags "-s -w -X main.version=$version" \
-  -o "$staging/pulumi-language-nodejs" ./nodejs-host)
+build_host "$staging"
 (cd "$here/compat-host" && go build -v -trimpath -ldflags "-s -w" \
   -o "$staging/pulumi-language-nodejs-v3.68.0" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs \
   2>&1 | progress "language host v3.68.0")
 
 # Move into place only once everything built, so an interrupted build never leaves a half toolchain behind.
 mv "$staging"/* "$bin_dir/"
+touch "$bin_dir/$host_stamp"
 say "built in $((SECONDS - started))s: $("$bin_dir/pulumi" version)"
 finish "$bin_dir"

@@ -2,18 +2,22 @@
 // own PULUMI_HOME), a TypeScript program on `@exampledev/pulumi/native`, the real CLI through the Automation
 // API, and the local API server.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPlugin } from "../../scripts/native/plugin-install";
 import { type Client, createClient } from "../../sdk/client";
 import { NATIVE_TYPE_TOKENS } from "../../sdk/resources/type-tokens";
+import { PLACEHOLDERS } from "../../sdk/schema";
 import { type RunningServer, startServer } from "../../server";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 
+const REPO = path.resolve(__dirname, "../..");
 const fixture = path.join(__dirname, "fixtures/native");
+const IMPORTED_SECRET = "imported-api-key-0f3e";
 // The API key comes from secret config; the key data is a literal in the program that the schema marks secret.
 const SECRETS = { apiKey: "native-api-key-e2e-4c1d", literalKeyData: "bmF0aXZlLWtleS1kYXRhLWUyZQ==" };
 
@@ -157,19 +161,24 @@ describe("the native plugin through the real Pulumi CLI", () => {
 
   describe("pulumi import of objects created over HTTP", () => {
     let imported: TestStack;
+    let project: string;
 
     afterAll(async () => {
       await imported?.dispose();
+      if (project) rmSync(project, { recursive: true, force: true });
     });
 
-    it("imports one object of each kind, and the program declaring them previews no changes", async () => {
+    it("imports one object of each kind and writes their program, which previews no changes", async () => {
       const bundle = { repo: registry.repo("team/native"), digest };
       const runtime = { compatibilityDate: "2026-01-01" };
       await client.proxies.create({
         apiVersion: "core.example.dev/v1alpha2",
         kind: "Proxy",
         metadata: { name: "legacy-edge", labels: { owner: "ops" } },
-        spec: { shutdown: { drainTimeout: "15s", minimumDrainTime: "30s" } },
+        spec: {
+          shutdown: { drainTimeout: "15s", minimumDrainTime: "30s" },
+          telemetry: { thirdPartySinks: { vendorAlphaLogs: { key: IMPORTED_SECRET } } },
+        },
       } as never);
       await client.services.create({
         apiVersion: "compute.example.dev/v1alpha1",
@@ -184,15 +193,13 @@ describe("the native plugin through the real Pulumi CLI", () => {
         spec: { runtime, bundle },
       } as never);
 
-      imported = await createTestStack(path.join(path.dirname(fixture), "native-import"), {
-        stackName: "imported",
-      });
+      // An empty program outside the repository, resolving packages through the repository's node_modules.
+      project = mkdtempSync(path.join(tmpdir(), "exampledev-native-import-"));
+      cpSync(path.join(path.dirname(fixture), "native-import"), project, { recursive: true });
+      symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
+      imported = await createTestStack(project, { stackName: "imported" });
       installPlugin(imported.env);
-      await imported.stack.setAllConfig({
-        "exampledev:baseUrl": { value: server.url },
-        repo: { value: bundle.repo },
-        digest: { value: digest },
-      });
+      await imported.stack.setConfig("exampledev:baseUrl", { value: server.url });
       const result = await timed("import", () =>
         imported.stack.import({
           resources: [
@@ -201,15 +208,23 @@ describe("the native plugin through the real Pulumi CLI", () => {
             { type: NATIVE_TYPE_TOKENS.ServiceRevision, name: "revision", id: "legacy-revision" },
           ],
           protect: false,
-          // Code generation asks the language host (GenerateProgram), which the Node host built here lacks.
-          generateCode: false,
+          generateCode: true,
           onOutput,
         }),
       );
       expect(result.summary.result).toBe("succeeded");
       expect(result.summary.resourceChanges).toMatchObject({ import: 3 });
+      const code = result.generatedCode;
+      console.log(`[native e2e] the program pulumi import wrote:\n${code}`);
+      expect(code).toContain('from "@exampledev/pulumi/native"');
+      expect(code).toContain("new exampledev.compute.v1alpha1.Service(");
+      expect(code).toContain('"legacy-revision"');
+      // The API never returns a secret: its placeholder stands in, and is no drift.
+      expect(code).not.toContain(IMPORTED_SECRET);
+      expect(code).toContain(PLACEHOLDERS.apiKey);
 
-      const preview = await timed("preview of the imported objects' program", () =>
+      writeFileSync(path.join(project, "index.ts"), code);
+      const preview = await timed("preview of the program import wrote", () =>
         imported.stack.preview({ onOutput, expectNoChanges: true }),
       );
       expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
