@@ -9,6 +9,7 @@ import type { GitSource } from "../../../sdk/schema";
 import { type Image, pushImage } from "../oci";
 import { exportTree, rootDirOf } from "./checkout";
 import { BuildFailure } from "./failure";
+import type { KeyedLock } from "./keyed-lock";
 import { packDirectory } from "./layer";
 import { branchRef, type Mirrors } from "./mirrors";
 import { git } from "./run";
@@ -43,6 +44,8 @@ export interface BuildEnvironment {
   buildCommands: boolean;
   maxBytes: number;
   signal: AbortSignal;
+  /** Pushes to one repository take turns. */
+  pushes: KeyedLock;
   /** Called once the commit to build is known. */
   onCommit(commit: string): void;
 }
@@ -88,7 +91,8 @@ export async function runBuild(request: BuildRequest, env: BuildEnvironment): Pr
         ...(source.build.builder && { [BUILD_ANNOTATIONS.builder]: source.build.builder }),
       },
     };
-    const pushed = await pushImage(source.build.output, image, { signal: env.signal });
+    const { output } = source.build;
+    const pushed = await env.pushes.run(output.repo, () => pushImage(output, image, { signal: env.signal }));
     if (!pushed.ok) throw new BuildFailure(pushed.message);
     return { kind: "built", commit, digest: pushed.digest };
   } finally {

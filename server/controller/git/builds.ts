@@ -12,6 +12,7 @@ import { canonicalJson } from "../naming";
 import type { RejectionReason } from "../status";
 import { type BuildRequest, type BuildResult, runBuild } from "./build";
 import { BuildFailure, buildMessage } from "./failure";
+import { KeyedLock } from "./keyed-lock";
 import { branchRef, type Mirrors } from "./mirrors";
 import { Slots } from "./slots";
 import type { GitAllowList } from "./url";
@@ -103,6 +104,7 @@ export interface GitBuildsOptions extends BuildSettings {
 export class GitBuilds {
   private readonly builds = new Map<string, Builds>();
   private readonly slots: Slots;
+  private readonly pushes = new KeyedLock();
   /** Builds under way, for `settled`. */
   private readonly runs = new Set<Promise<void>>();
 
@@ -261,6 +263,7 @@ export class GitBuilds {
           workDir: this.options.workDir,
           buildCommands: this.options.buildCommands,
           maxBytes: this.options.maxBytes,
+          pushes: this.pushes,
           signal,
           onCommit: (found) => {
             commit = found;
