@@ -2,7 +2,7 @@
 // `rootDir` of the commit, run `build.command` when the server allows it, package one reproducible layer
 // and push it with a manifest naming source, commit and branch. No container runs: `builder` is recorded.
 import { spawn } from "node:child_process";
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import type { GitSource } from "../../../sdk/schema";
@@ -77,6 +77,7 @@ export async function runBuild(request: BuildRequest, env: BuildEnvironment): Pr
       return { kind: "skipped", commit };
   }
   const rootDir = await rootDirOf(gitDir, commit, source.build.rootDir, env.signal);
+  await mkdir(env.workDir, { recursive: true });
   const work = await mkdtemp(join(env.workDir, "build-"));
   try {
     const packaged = await checkout(gitDir, commit, rootDir, work, source, env);

@@ -1,6 +1,7 @@
 // Git sources for the controller: mirrors, builds, previews, and the two triggers (polling every
 // `--git-poll-interval`, and webhook deliveries). The public surface of this folder.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GitSource, ServiceSpec } from "../../../sdk/schema";
@@ -73,9 +74,9 @@ export class GitSources {
     private readonly context: Context,
   ) {
     this.temporary = options.dir === undefined;
-    this.root = options.dir ?? mkdtempSync(join(tmpdir(), "exampledev-git-"));
+    // Created by the first fetch or build only: a server without git Services leaves nothing on disk.
+    this.root = options.dir ?? join(tmpdir(), `exampledev-git-${randomUUID()}`);
     const workDir = join(this.root, "work");
-    mkdirSync(workDir, { recursive: true });
     const buildTimeoutMs = options.buildTimeoutMs ?? GIT_DEFAULTS.buildTimeoutMs;
     const maxBytes = options.maxCloneBytes ?? GIT_DEFAULTS.maxCloneBytes;
     this.allow = new GitAllowList(options.allow);
