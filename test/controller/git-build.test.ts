@@ -4,6 +4,7 @@
 import { gunzipSync } from "node:zlib";
 import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "../../server/controller/git";
 import { startGitDaemon, TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -98,12 +99,16 @@ describe("git builds", () => {
     expect(head.headers.get("docker-content-digest")).toBe(digest);
     const pushed = await manifestOf(registry, "team/first", digest);
     expect(pushed.manifest.annotations).toEqual({
-      "org.opencontainers.image.source": repo.url,
-      "org.opencontainers.image.revision": commit,
-      "dev.example.build.branch": "main",
+      [BUILD_ANNOTATIONS.source]: repo.url,
+      [BUILD_ANNOTATIONS.revision]: commit,
+      [BUILD_ANNOTATIONS.branch]: "main",
+    });
+    expect(BUILD_ANNOTATIONS).toMatchObject({
+      source: "org.opencontainers.image.source",
+      revision: "org.opencontainers.image.revision",
     });
     const [layer] = pushed.manifest.layers;
-    expect(layer.mediaType).toBe("application/vnd.exampledev.bundle.v1.tar+gzip");
+    expect(layer.mediaType).toBe(BUNDLE_LAYER_TYPE);
     expect(await layerEntries("team/first", layer.digest)).toEqual([
       { name: "bin/", type: "directory", mode: 0o755, mtime: 0, uid: 0, gid: 0 },
       { name: "bin/run", type: "file", mode: 0o755, mtime: 0, uid: 0, gid: 0, content: "#!/bin/sh\n" },
@@ -185,7 +190,7 @@ describe("git builds", () => {
       const status = await acceptedWith(api, "daemon", "Minted");
       expect(status.lastBuild?.commit).toBe(commit);
       const pushed = await manifestOf(registry, "team/daemon", status.lastBuild?.digest ?? "");
-      expect(pushed.manifest.annotations["org.opencontainers.image.source"]).toBe(daemon.url(repo));
+      expect(pushed.manifest.annotations[BUILD_ANNOTATIONS.source]).toBe(daemon.url(repo));
     } finally {
       await daemon.stop();
     }

@@ -2,7 +2,7 @@
 // request, owned by the parent, built and minted like any Service; deleted when the branch goes, the pull
 // request closes, the head idles past ttl, or the parent is deleted; never taking a foreign Service's name.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREVIEW_LABELS, previewName } from "../../server/controller/git";
+import { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, previewName } from "../../server/controller/git";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { call, type Json, startTestServer, type TestServer } from "../helpers/server";
@@ -79,7 +79,7 @@ describe("previews", () => {
       [PREVIEW_LABELS.parent]: "web",
       [PREVIEW_LABELS.branch]: "feature-login",
     });
-    expect(preview.metadata.annotations).toEqual({ "example.dev/preview-branch": "feature/Login" });
+    expect(preview.metadata.annotations).toEqual({ [PREVIEW_BRANCH_ANNOTATION]: "feature/Login" });
     expect(preview.metadata.ownerReferences).toEqual([
       {
         apiVersion: "compute.example.dev/v1alpha1",

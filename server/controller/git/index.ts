@@ -16,7 +16,6 @@ import { GitAllowList, repositoryKey } from "./url";
 import type { HookEvent } from "./webhook";
 
 export { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "./build";
-export type { GitState } from "./builds";
 export { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, previewName } from "./previews";
 export { type HookEvent, parseHookEvent } from "./webhook";
 
