@@ -84,7 +84,10 @@ function checkResponse(outcome: CheckOutcome): providerProto.CheckResponse {
   return response;
 }
 
-/** Sends a message to the engine's log, shown under the resource (replace reasons). */
+/**
+ * Sends a message to the engine's log (the replace reasons): the CLI prints it beside the diff. A warning,
+ * since a replacement deletes the live object.
+ */
 class EngineLog {
   private readonly client: engineRpc.EngineClient | undefined;
 
@@ -95,11 +98,11 @@ class EngineLog {
         : new engineRpc.EngineClient(address, grpc.credentials.createInsecure());
   }
 
-  info(urn: string, message: string): Promise<void> {
+  warn(urn: string, message: string): Promise<void> {
     const client = this.client;
     if (client === undefined) return Promise.resolve();
     const request = new engineProto.LogRequest();
-    request.setSeverity(engineProto.LogSeverity.INFO);
+    request.setSeverity(engineProto.LogSeverity.WARNING);
     request.setUrn(urn);
     request.setMessage(message);
     // A log that does not arrive must not fail the diff.
@@ -166,7 +169,7 @@ export function providerService(version: string, engineAddress: string | undefin
         diff.setInputdiff(true);
         details.set(path, diff);
       }
-      for (const reason of outcome.replaceReasons) await log.info(urn, `replaced because ${reason}`);
+      for (const reason of outcome.replaceReasons) await log.warn(urn, `replaced because ${reason}`);
       return response;
     }),
     create: answer<providerProto.CreateRequest, providerProto.CreateResponse>(async (request) => {

@@ -53,6 +53,8 @@ describe("the native plugin through the real Pulumi CLI", () => {
     ]);
     client = createClient({ baseUrl: server.url });
     digest = await pushArtifact(registry, { path: "team/native", tag: "v1", content: "native bundle" });
+    // A run that was killed leaves its stack config behind; start from none.
+    rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
     t = await createTestStack(fixture);
     // As a user would, but into the test's PULUMI_HOME: the machine's plugin cache is left alone.
     await timed("plugin install", async () => installPlugin(t.env));
@@ -96,17 +98,27 @@ describe("the native plugin through the real Pulumi CLI", () => {
     expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
   });
 
-  it("shows a template change as an update of the exact property path", async () => {
-    await t.stack.setConfig("greeting", { value: "bonjour" });
+  it("shows each changed path: an update in place, and a replacement with its reason", async () => {
+    await t.stack.setAllConfig({ greeting: { value: "bonjour" }, revisionDate: { value: "2026-02-01" } });
     const lines: string[] = [];
     const preview = await t.stack.preview({ diff: true, onOutput: (line) => lines.push(line) });
-    expect(preview.changeSummary).toMatchObject({ update: 1 });
-    const text = lines.join("");
-    expect(text).toMatch(/~ spec\.template\.spec\.env\[0\]\.value|spec: \{[\s\S]*~ value/);
-    expect(text).toContain('"hello" => "bonjour"');
+    const text = `${lines.join("")}\n${preview.stderr}`;
+    console.log(`[native e2e] preview --diff:\n${text}`);
+    expect(preview.changeSummary).toMatchObject({ update: 1, replace: 1 });
+    // The detailed diff: only the changed leaf, nested by its path (spec.template.spec.env[0].value).
+    expect(text).toMatch(
+      /~ spec: \{\s*~ template: \{\s*~ spec: \{\s*~ env: \[\s*~ \[0\]: \{\s*~ value: "hello" => "bonjour"\s*\}\s*\]/,
+    );
+    expect(text).toMatch(
+      /\+-exampledev:compute\/v1alpha1:ServiceRevision: \(replace\)[\s\S]*~ runtime: \{\s*~ compatibilityDate: "2026-01-01" => "2026-02-01"/,
+    );
+    expect(text).toContain("replaced because spec: a ServiceRevision is immutable");
     const outputs = await up();
     expect(value(outputs, "latestRevision")).not.toBe(firstRevision);
     expect(value(outputs, "liveRevision")).toBe(value(outputs, "latestRevision"));
+    expect((await client.serviceRevisions.get("native-manual-revision")).spec.runtime).toMatchObject({
+      compatibilityDate: "2026-02-01",
+    });
   });
 
   it("pins the first revision while the latest stays minted", async () => {
