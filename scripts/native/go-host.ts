@@ -10,7 +10,7 @@ import { REPO } from "../lib/docs";
 const MODULE = path.join(REPO, "scripts", "native", "go-host");
 const SDK_VERSION = "v3.60.0";
 
-/** The directory holding `pulumi-language-go`, built on first use (about 2 minutes on 2 cores). */
+/** The directory holding `pulumi-language-go`, built on first use (minutes on a cold Go cache). */
 export function goLanguageHostDir(): string {
   const cacheRoot =
     process.env.EXAMPLEDEV_TOOLCHAIN_CACHE ??
