@@ -102,8 +102,10 @@ export class NativeProvider {
   /** The provider's own inputs: every setting checked with the messages the provider fails with; token secret. */
   checkConfig(news: Props): CheckOutcome {
     const { plain } = reveal(news);
-    const failures = settingProblems(configSource(plain as Props)).map(({ name, message }) => ({
-      property: name,
+    // The message names the setting; a failure naming a property would make the engine print its value,
+    // and a base URL can carry credentials.
+    const failures = settingProblems(configSource(plain as Props)).map(({ message }) => ({
+      property: "",
       reason: message,
     }));
     const secret = (Object.keys(SETTINGS) as SettingName[]).filter((name) => SETTINGS[name].secret);

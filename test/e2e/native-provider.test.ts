@@ -171,6 +171,21 @@ describe("the native plugin through the real Pulumi CLI", () => {
     expect(await client.services.listAll()).toEqual([]);
   });
 
+  it("checks the provider's settings before anything else (CheckConfig), naming the setting", async () => {
+    await t.stack.setConfig("exampledev:serverSideApply", { value: "yes" });
+    try {
+      const failure = await t.stack.preview({ onOutput }).then(
+        () => undefined,
+        (error: unknown) => String(error),
+      );
+      expect(failure).toContain('exampledev:serverSideApply must be true or false, not "yes"');
+      // The setting's value is not printed beside it (a failure names no property).
+      expect(failure).not.toContain("value {yes}");
+    } finally {
+      await t.stack.removeConfig("exampledev:serverSideApply");
+    }
+  });
+
   describe("pulumi import of objects created over HTTP", () => {
     let imported: TestStack;
     let project: string;
