@@ -9,7 +9,7 @@ import { KIND_DESCRIPTIONS } from "../../sdk/schema/descriptions";
 import { KIND_NAMES, KINDS, type KindName } from "../../sdk/schema/kinds";
 import { allSchemas, OBJECT_META, type SchemaObject } from "../../sdk/schema/openapi";
 import { SECRET_FIELDS } from "../../sdk/schema/secrets";
-import { EXTRA_OUTPUTS, INPUT_OPTIONS } from "./resource-properties";
+import { EXTRA_OUTPUTS, EXTRA_TYPES, INPUT_OPTIONS } from "./resource-properties";
 
 export type PulumiSchema = Record<string, unknown>;
 type Property = Record<string, unknown>;
@@ -222,7 +222,9 @@ export function packageSchema(version: string): PulumiSchema {
       ),
     },
     resources,
-    types: Object.fromEntries(Object.entries(translator.types).sort(([a], [b]) => a.localeCompare(b))),
+    types: Object.fromEntries(
+      Object.entries({ ...translator.types, ...EXTRA_TYPES }).sort(([a], [b]) => a.localeCompare(b)),
+    ),
     language: {
       // The SDK ships inside this package as `@exampledev/pulumi/native`, the import `pulumi import` writes.
       nodejs: { packageName: "@exampledev/pulumi/native", respectSchemaVersion: true },

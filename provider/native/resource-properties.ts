@@ -18,6 +18,36 @@ export const INPUT_OPTIONS: Readonly<Record<string, Property>> = {
   },
 };
 
+const BUILD_OUTPUT = "exampledev:compute/v1alpha1:BuildOutput";
+const RESOLVED_BUNDLE = "exampledev:compute/v1alpha1:ResolvedBundle";
+
+const text = (description: string) => ({ type: "string", description });
+
+/** The object types the extra outputs use (the schema's own types come from the zod walk). */
+export const EXTRA_TYPES: Readonly<Record<string, Property>> = {
+  [BUILD_OUTPUT]: {
+    type: "object",
+    description: "A git source's last finished build: what was built and what it produced.",
+    properties: {
+      phase: text("Succeeded or Failed."),
+      branch: text("The branch built."),
+      commit: text("The full commit id built."),
+      digest: text("The pushed manifest digest (sha256:...), when the build succeeded."),
+    },
+    required: ["phase", "branch"],
+  },
+  [RESOLVED_BUNDLE]: {
+    type: "object",
+    description: "What a moving source.oci.tag last resolved to.",
+    properties: {
+      tag: text("The tag."),
+      digest: text("The digest it resolved to."),
+      resolvedAt: text("When (RFC 3339)."),
+    },
+    required: ["tag", "digest", "resolvedAt"],
+  },
+};
+
 export const EXTRA_OUTPUTS: Readonly<Record<KindName, Readonly<Record<string, Property>>>> = {
   Proxy: {},
   Service: {
@@ -32,6 +62,14 @@ export const EXTRA_OUTPUTS: Readonly<Record<KindName, Readonly<Record<string, Pr
     egressReady: {
       type: "boolean",
       description: "Whether the Service's egress gateway is in place (the EgressReady condition).",
+    },
+    lastBuild: {
+      $ref: `#/types/${BUILD_OUTPUT}`,
+      description: "A git source's last finished build (status.lastBuild without its message).",
+    },
+    resolvedBundle: {
+      $ref: `#/types/${RESOLVED_BUNDLE}`,
+      description: "An OCI source named by tag: the digest the tag last resolved to (status.resolvedBundle).",
     },
   },
   ServiceRevision: {

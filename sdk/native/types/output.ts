@@ -95,6 +95,28 @@ export namespace compute {
         }
 
         /**
+         * A git source's last finished build: what was built and what it produced.
+         */
+        export interface BuildOutput {
+            /**
+             * The branch built.
+             */
+            branch: string;
+            /**
+             * The full commit id built.
+             */
+            commit?: string;
+            /**
+             * The pushed manifest digest (sha256:...), when the build succeeded.
+             */
+            digest?: string;
+            /**
+             * Succeeded or Failed.
+             */
+            phase: string;
+        }
+
+        /**
          * An OCI artifact. A BundleRef with neither tag nor digest means the tag latest. A bundle reference carries inline credentials or a credentialsRef to stored ones, not both: remove credentialsRef to use the inline credentials, or remove credentials to use the referenced ones.
          */
         export interface BundleRef {
@@ -257,6 +279,24 @@ export namespace compute {
              * Time after which idle previews are garbage-collected. A duration is a non-negative Go duration: write numbers with units, such as "30s", "1m30s", "250ms" (units ns, us, ms, s, m, h).
              */
             ttl?: string;
+        }
+
+        /**
+         * What a moving source.oci.tag last resolved to.
+         */
+        export interface ResolvedBundle {
+            /**
+             * The digest it resolved to.
+             */
+            digest: string;
+            /**
+             * When (RFC 3339).
+             */
+            resolvedAt: string;
+            /**
+             * The tag.
+             */
+            tag: string;
         }
 
         /**

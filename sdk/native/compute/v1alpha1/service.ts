@@ -46,6 +46,10 @@ export class Service extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly egressReady: pulumi.Output<boolean | undefined>;
     /**
+     * A git source's last finished build (status.lastBuild without its message).
+     */
+    declare public /*out*/ readonly lastBuild: pulumi.Output<outputs.compute.v1alpha1.BuildOutput | undefined>;
+    /**
      * The revision the controller minted for the current template and bundle digest.
      */
     declare public /*out*/ readonly latestRevision: pulumi.Output<string | undefined>;
@@ -57,6 +61,10 @@ export class Service extends pulumi.CustomResource {
      * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
      */
     declare public readonly metadata: pulumi.Output<outputs.meta.v1.ObjectMeta>;
+    /**
+     * An OCI source named by tag: the digest the tag last resolved to (status.resolvedBundle).
+     */
+    declare public /*out*/ readonly resolvedBundle: pulumi.Output<outputs.compute.v1alpha1.ResolvedBundle | undefined>;
     /**
      * Return from create and update as soon as the API stored the object, without waiting for the kind's readiness (a Service: the controller accepts the new generation and mints its revision). How long the provider waits otherwise is the resource's customTimeouts (default 300 s per step).
      */
@@ -89,15 +97,19 @@ export class Service extends pulumi.CustomResource {
             resourceInputs["skipAwait"] = args?.skipAwait;
             resourceInputs["spec"] = args ? pulumi.output(args.spec).apply(inputs.compute.v1alpha1.serviceSpecArgsProvideDefaults) : undefined;
             resourceInputs["egressReady"] = undefined /*out*/;
+            resourceInputs["lastBuild"] = undefined /*out*/;
             resourceInputs["latestRevision"] = undefined /*out*/;
             resourceInputs["liveRevision"] = undefined /*out*/;
+            resourceInputs["resolvedBundle"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
         } else {
             resourceInputs["adopt"] = undefined /*out*/;
             resourceInputs["egressReady"] = undefined /*out*/;
+            resourceInputs["lastBuild"] = undefined /*out*/;
             resourceInputs["latestRevision"] = undefined /*out*/;
             resourceInputs["liveRevision"] = undefined /*out*/;
             resourceInputs["metadata"] = undefined /*out*/;
+            resourceInputs["resolvedBundle"] = undefined /*out*/;
             resourceInputs["skipAwait"] = undefined /*out*/;
             resourceInputs["spec"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
