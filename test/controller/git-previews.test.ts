@@ -2,7 +2,13 @@
 // request, owned by the parent, built and minted like any Service; deleted when the branch goes, the pull
 // request closes, the head idles past ttl, or the parent is deleted; never taking a foreign Service's name.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, previewName } from "../../server/controller/git";
+import { labelValueProblem } from "../../sdk/schema";
+import {
+  PREVIEW_BRANCH_ANNOTATION,
+  PREVIEW_LABELS,
+  parentLabel,
+  previewName,
+} from "../../server/controller/git";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { call, type Json, startTestServer, type TestServer } from "../helpers/server";
@@ -210,5 +216,9 @@ describe("previews", () => {
     expect(name).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
     expect(previewName("web", "Feature/ÜBER")).toMatch(/^web-feature-ber-[0-9a-f]{8}$/);
     expect(previewName("web", "a")).not.toBe(previewName("web", "A"));
+    // The parent label holds a long parent's name as a valid label value, distinct per parent.
+    expect(parentLabel("web")).toBe("web");
+    expect(labelValueProblem(parentLabel(longParent))).toBeUndefined();
+    expect(parentLabel(longParent)).not.toBe(parentLabel(`${longParent}d`));
   });
 });

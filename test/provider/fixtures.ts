@@ -57,7 +57,7 @@ export function taggedService(repo: string, tag: string) {
   } satisfies ServiceSpecInput;
 }
 
-/** A Service built from git: the local server runs no builds, so the controller never mints a revision for it. */
+/** A Service built from git, from a host outside the server's default `--git-allow`: never fetched nor minted. */
 export function gitService() {
   return {
     source: {

@@ -16,7 +16,7 @@ import { GitAllowList, repositoryKey } from "./url";
 import type { HookEvent } from "./webhook";
 
 export { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "./build";
-export { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, previewName } from "./previews";
+export { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, parentLabel, previewName } from "./previews";
 export { type HookEvent, parseHookEvent } from "./webhook";
 
 /** The server's settings for git sources (flags of `server/main.ts`). */

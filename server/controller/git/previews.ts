@@ -226,6 +226,16 @@ function labelValue(branch: string): string {
   return slugOf(branch).slice(0, MAX_LABEL_VALUE);
 }
 
+/**
+ * The parent label's value: the parent's name when it fits a label value (63 characters), else its head
+ * and a hash of the whole name. The owner reference, not the label, is what ties a preview to its parent.
+ */
+export function parentLabel(parent: string): string {
+  if (parent.length <= MAX_LABEL_VALUE) return parent;
+  const hash = createHash("sha256").update(parent).digest("hex").slice(0, HASH_LENGTH);
+  return `${parent.slice(0, MAX_LABEL_VALUE - HASH_LENGTH - 1).replace(/[-.]+$/, "")}-${hash}`;
+}
+
 function statusOf(object: StoredObject): PreviewStatus {
   const source = object.spec.source as ServiceSpec["source"] | undefined;
   const branch = source?.git?.triggers.productionBranch ?? "";
@@ -250,7 +260,10 @@ function previewObject(parent: StoredObject, spec: ServiceSpec, preview: Desired
     kind: "Service",
     metadata: {
       name: preview.name,
-      labels: { [PREVIEW_LABELS.parent]: parent.metadata.name, [PREVIEW_LABELS.branch]: preview.slug },
+      labels: {
+        [PREVIEW_LABELS.parent]: parentLabel(parent.metadata.name),
+        [PREVIEW_LABELS.branch]: preview.slug,
+      },
       annotations: { [PREVIEW_BRANCH_ANNOTATION]: preview.branch },
       ownerReferences: [controllerReference(parent)],
     },
