@@ -80,6 +80,8 @@ export class SqliteJournal implements Journal {
   /** The number of the last batch a running or finished sync covers. */
   private syncedFrom = 0;
   private syncsRunning = 0;
+  /** Closed: syncs still running were made redundant by close's own; their descriptor closes after them. */
+  private closed = false;
   private readonly walFile: string;
   private readonly wal: FileSync;
   private writesSinceCheckpoint = 0;
@@ -168,7 +170,10 @@ export class SqliteJournal implements Journal {
         this.fail(error);
       }
     }
-    this.wal.close();
+    this.closed = true;
+    // A sync in libuv's thread pool still uses the descriptor: closing it now could let the number be
+    // reused under that sync. The last one to end closes it.
+    if (this.syncsRunning === 0) this.wal.close();
     this.db.exec("PRAGMA synchronous = FULL");
     this.db.close();
   }
@@ -244,15 +249,22 @@ export class SqliteJournal implements Journal {
     this.syncsRunning++;
     this.wal.sync().then(
       () => {
-        this.syncsRunning--;
+        if (this.endSync()) return;
         this.settleSynced(covers);
         this.sync();
       },
       (error) => {
-        this.syncsRunning--;
-        this.fail(error);
+        if (!this.endSync()) this.fail(error);
       },
     );
+  }
+
+  /** One sync ended; true when the journal closed meanwhile (close synced everything itself). */
+  private endSync(): boolean {
+    this.syncsRunning--;
+    if (!this.closed) return false;
+    if (this.syncsRunning === 0) this.wal.close();
+    return true;
   }
 
   private settleSynced(covers: number): void {

@@ -95,6 +95,22 @@ describe("group commit in the durable store", () => {
     await expect(store.durable()).rejects.toThrow();
     expect(() => store.create("Proxy", proxy("b"))).toThrow(/not writable since a commit failed/);
   });
+
+  it("closes while WAL syncs are still running without reporting a failure or losing a commit", async () => {
+    for (let round = 0; round < 20; round++) {
+      const dir = tempDir();
+      const failures: Error[] = [];
+      const journal = new SqliteJournal(dir, (error) => failures.push(error));
+      journal.put("Proxy", proxy("a"), 1, false);
+      await nextTurn(); // committed; its sync now runs in libuv's thread pool
+      journal.close();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(failures, `round ${round}`).toEqual([]);
+      const reopened = new SqliteJournal(dir);
+      expect(reopened.load().objects.map(({ object }) => object.metadata.name)).toEqual(["a"]);
+      reopened.close();
+    }
+  });
 });
 
 /** A journal whose commits the test makes succeed or fail. */
