@@ -141,6 +141,14 @@ service("unique-names", {
   },
 });
 
+// Git sources: the build output is where builds push (API-SPEC section 2.2).
+const GIT = { url: "https://git.example.dev/team/web.git", triggers: {} };
+service("build-output-unpinned", {
+  source: {
+    git: { ...GIT, build: { output: pick("build-output-unpinned", { repo: REPO }, BUNDLE) } },
+  },
+});
+
 // Across resources (stack policies): two Services that would manage one API object.
 service("unique-object-names", { metadata: { name: "shared-web" } });
 service("unique-object-names-twin", {
@@ -150,6 +158,35 @@ service("unique-object-names-twin", {
 // Advisory by default: these warn, and do not fail the preview.
 service("bundle-digest-pinned", {
   source: { oci: pick("bundle-digest-pinned", BUNDLE, { repo: REPO, tag: "v1.2.0" }) },
+});
+service("preview-ttl", {
+  source: {
+    git: {
+      ...GIT,
+      build: { output: { repo: REPO } },
+      previews: { enabled: true, ttl: pick("preview-ttl", "72h", undefined) },
+    },
+  },
+});
+service("pull-request-previews", {
+  source: {
+    git: {
+      ...GIT,
+      build: { output: { repo: REPO } },
+      triggers: { onPullRequest: true },
+      previews: { enabled: pick("pull-request-previews", true, false), ttl: "72h" },
+    },
+  },
+});
+service("build-command-pull-requests", {
+  source: {
+    git: {
+      ...GIT,
+      build: { output: { repo: REPO }, command: ["npm", "run", "build"] },
+      triggers: { onPullRequest: pick("build-command-pull-requests", false, true) },
+      previews: { enabled: true, ttl: "72h" },
+    },
+  },
 });
 service("password-plaintext", {
   source: {
