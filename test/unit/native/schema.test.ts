@@ -81,7 +81,12 @@ describe("the native package schema", () => {
         latestRevision: "api-1",
         liveRevision: "api-1",
         conditions: [{ type: "EgressReady", status: "True" }],
-        lastBuild: { phase: "Succeeded", branch: "main", commit: "c0ffee", digest: `sha256:${"1".repeat(64)}` },
+        lastBuild: {
+          phase: "Succeeded",
+          branch: "main",
+          commit: "c0ffee",
+          digest: `sha256:${"1".repeat(64)}`,
+        },
         resolvedBundle: { tag: "v1", digest: `sha256:${"2".repeat(64)}`, resolvedAt: "2026-11-23T08:00:00Z" },
       },
     };
