@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KindName } from "../schema";
-import { providerShim } from "./provider-shim";
+import { providerSource } from "./provider-source";
 import { markSecretInputs } from "./secret-inputs";
-import { RESOURCE_MODULE } from "./type-tokens";
+import { TYPE_TOKENS } from "./type-tokens";
 
 /** `pulumi.Input` at every level of T, so any part of a spec can come from another resource's output. */
 export type DeepInput<T> = T extends string | number | boolean | undefined | null
@@ -47,8 +47,12 @@ export interface ObjectMetadata {
   annotations?: Record<string, string>;
 }
 
-/** The base of the three resource classes: one API object, managed through the dynamic provider. */
-export abstract class ApiResource<Spec, Status> extends pulumi.dynamic.Resource {
+/**
+ * The base of the three resource classes: one API object, managed through the dynamic provider. It is what
+ * `pulumi.dynamic.Resource` registers (its type token, a `__provider` the dynamic-provider host loads), with
+ * the provider written as one line of source (provider-source.ts) instead of a serialized closure.
+ */
+export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
   declare readonly metadata: pulumi.Output<ObjectMetadata>;
   /** The spec as stored, defaults applied. */
   declare readonly spec: pulumi.Output<Spec>;
@@ -70,7 +74,6 @@ export abstract class ApiResource<Spec, Status> extends pulumi.dynamic.Resource 
       status: undefined,
       ...Object.fromEntries(outputs.map((output) => [output, undefined])),
     };
-    // The type token is TYPE_TOKENS[kind] (type-tokens.ts): module and type are exactly these two.
-    super(providerShim(kind), name, props, opts, RESOURCE_MODULE, kind);
+    super(TYPE_TOKENS[kind], name, { ...props, __provider: providerSource(kind) }, opts);
   }
 }

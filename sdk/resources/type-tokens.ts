@@ -1,10 +1,10 @@
-// The Pulumi type token of each resource class, built in one place. The classes pass `RESOURCE_MODULE` and
-// the kind name to `pulumi.dynamic.Resource`, which names the type `pulumi-nodejs:dynamic/<module>:<type>`;
-// policies match resources on these tokens. No @pulumi/pulumi import here, so the policy pack can load it
+// The Pulumi type token of each resource class, built in one place: the token `pulumi.dynamic.Resource`
+// would give module `RESOURCE_MODULE` and type `<Kind>`, `pulumi-nodejs:dynamic/<module>:<type>`, whose
+// package sends the resource to the engine's dynamic-provider host; policies match resources on these tokens. No @pulumi/pulumi import here, so the policy pack can load it
 // without loading the resource classes.
 import { KIND_NAMES, KINDS, type KindName } from "../schema";
 
-/** The `module` argument every resource class passes to `pulumi.dynamic.Resource`; its `type` is the kind. */
+/** The module of every resource class's dynamic type token; its type is the kind. */
 export const RESOURCE_MODULE = "exampledev";
 
 /** The token `pulumi.dynamic.Resource` gives a resource of `module` and `type` (its own naming rule). */
