@@ -550,22 +550,19 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
    */
   private async settle(client: Client, inputs: ObjectInputs, written: AnyObject): Promise<ObjectOutputs> {
     const readiness = this.behaviour.readiness;
-    if (readiness === undefined || inputs.await?.skip) return outputsOf(this.kind, inputs, written);
+    if (readiness === undefined || inputs.await?.skip) return outputsOf(inputs, written);
     const name = inputs.metadata.name;
     try {
       const ready = await this.await(client, name, readiness(written), inputs.await?.timeoutSeconds);
-      return outputsOf(this.kind, inputs, ready ?? written);
+      return outputsOf(inputs, ready ?? written);
     } catch (error) {
       const lastSeen =
         (error instanceof WaitFailedError && (error.lastSeen as AnyObject | undefined)) || written;
       const cause = error instanceof Error ? error.message : String(error);
       const message = `${this.kind} "${name}" was written but did not become ready: ${cause}`;
-      throw new PartialFailure(
+      throw new PartialFailure(message, name, this.withProvider(outputsOf(inputs, lastSeen), inputs), [
         message,
-        name,
-        this.withProvider(outputsOf(this.kind, inputs, lastSeen), inputs),
-        [message],
-      );
+      ]);
     }
   }
 

@@ -73,9 +73,10 @@ export function apiObject(
 
 /**
  * Outputs after a create or update: the declared spec (the API echoes secrets only as placeholders, so the
- * declared values are what state keeps), the server's metadata and status, and the kind's own outputs.
+ * declared values are what state keeps), the server's metadata and status. The kinds' derived outputs
+ * (latestRevision, ...) are not stored: the resource classes compute them (sdk/resources/kind-outputs.ts).
  */
-export function outputsOf(kind: KindName, inputs: ObjectInputs, object: AnyObject): ObjectOutputs {
+export function outputsOf(inputs: ObjectInputs, object: AnyObject): ObjectOutputs {
   const { uid, resourceVersion, generation, creationTimestamp } = object.metadata;
   const createToken = createTokenOf(object);
   return {
@@ -83,7 +84,6 @@ export function outputsOf(kind: KindName, inputs: ObjectInputs, object: AnyObjec
     metadata: { ...inputs.metadata, uid, resourceVersion, generation, creationTimestamp },
     status: object.status ?? {},
     ...(createToken !== undefined && { createToken }),
-    ...KIND_BEHAVIOUR[kind].extraOutputs(object),
   } as ObjectOutputs;
 }
 
@@ -137,7 +137,7 @@ export function refreshedOutputs(
     metadata: { name: object.metadata.name, ...(labels && { labels }), ...(annotations && { annotations }) },
     spec,
   };
-  return outputsOf(kind, inputs, object);
+  return outputsOf(inputs, object);
 }
 
 /** The create's token is the provider's bookkeeping, not a declared annotation: never drift. */

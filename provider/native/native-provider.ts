@@ -2,6 +2,7 @@
 // (URNs, wire secrets, custom timeouts, provider config) and calls the same core the dynamic provider runs
 // (`ObjectProvider`: check, diff, create, read, update, delete, await, create tokens, uid preconditions).
 import { SETTINGS, type SettingName } from "../../sdk/client/settings";
+import { KIND_OUTPUTS, type OutputSource } from "../../sdk/resources/kind-outputs";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
 import { configure } from "../clients";
@@ -244,10 +245,13 @@ export class NativeProvider {
     }
   }
 
-  /** Outputs for the engine: the core's, without its per-call await settings, secrets wrapped. */
+  /**
+   * Outputs for the engine: the core's, without its per-call await settings, with the kind's derived outputs
+   * (the schema declares them as properties; the dynamic resource classes compute them instead), secrets wrapped.
+   */
   private outputs(kind: KindName, outs: unknown, secrets: Path[]): Props {
     const { await: _await, __provider: _provider, ...rest } = outs as Props;
-    return this.withSecrets(kind, rest, secrets);
+    return this.withSecrets(kind, { ...rest, ...KIND_OUTPUTS[kind](rest as OutputSource) }, secrets);
   }
 
   /** Wraps what arrived secret and the spec's secret fields. */

@@ -1,6 +1,6 @@
 // The native resources' properties beyond `metadata`, `spec` and `status`: the options every resource takes
-// and the outputs each kind adds (`KIND_BEHAVIOUR[kind].extraOutputs` in provider/kinds.ts computes them; a
-// unit test holds the two together).
+// and the outputs each kind adds (`KIND_OUTPUTS` in sdk/resources/kind-outputs.ts computes them; a unit test
+// holds the two together).
 import type { KindName } from "../../sdk/schema/kinds";
 
 type Property = Readonly<Record<string, unknown>>;

@@ -62,7 +62,6 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
     kind: KindName,
     name: string,
     args: ApiResourceArgs<unknown> & Record<string, unknown>,
-    outputs: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
     const { spec, ...rest } = args;
@@ -72,7 +71,6 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
       spec: markSecretInputs(kind, spec),
       logicalName: name,
       status: undefined,
-      ...Object.fromEntries(outputs.map((output) => [output, undefined])),
     };
     super(TYPE_TOKENS[kind], name, { ...props, __provider: providerSource(kind) }, opts);
   }

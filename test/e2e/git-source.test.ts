@@ -128,8 +128,8 @@ describe("a git-sourced Service through the real Pulumi CLI", () => {
     // The status moved, the spec did not: refresh records the new outputs and reports no drift.
     await t.stack.refresh({ onOutput, expectNoChanges: true });
     const state = await stateOf(SERVICE);
-    expect(state.latestRevision).toBe(status.latestRevision);
-    expect(state.lastBuild).toMatchObject({ phase: "Succeeded", branch: "main", commit });
+    expect(state.status.latestRevision).toBe(status.latestRevision);
+    expect(state.status.lastBuild).toMatchObject({ phase: "Succeeded", branch: "main", commit });
   });
 
   it("a branch gets a preview Service that is neither drift nor a change of the stack", async () => {

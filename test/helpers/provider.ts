@@ -11,6 +11,7 @@ import { resourceProvider, type SETTING_KEYS } from "../../provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import { type Client, createClient } from "../../sdk/client";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import type { ServiceStatus } from "../../sdk/schema/status";
 import type { ServerOptions } from "../../server";
 import { startTestServer, type TestServer } from "./server";
 
@@ -49,13 +50,8 @@ export function declared(logicalName: string, spec: unknown, options: DeclaredOp
   } as ObjectInputs;
 }
 
-/** A resource's outputs, with the kinds' own outputs (each present only for its kind). */
-export type Outputs = ObjectOutputs & {
-  latestRevision?: string;
-  liveRevision?: string;
-  egressReady?: boolean;
-  bundleDigest?: string;
-};
+/** A resource's outputs, the status typed as a Service's (other kinds' statuses are a subset). */
+export type Outputs = ObjectOutputs & { status: ServiceStatus };
 
 /** `check` of inputs that must pass; returns what create, update and diff receive. */
 export async function checked(kind: KindName, news: ObjectInputs, olds: Partial<ObjectInputs> = {}) {

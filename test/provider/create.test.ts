@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
 import { type Client, createClient } from "../../sdk/client";
+import { serviceOutputs, serviceRevisionOutputs } from "../../sdk/resources/kind-outputs";
 import {
   checked,
   configureProvider,
@@ -53,17 +54,19 @@ describe("create", () => {
     );
     const stored = await api.services.get("api");
     expect(id).toBe("api");
-    expect(outs.latestRevision).toMatch(/^api-[0-9a-f]{10}$/);
-    expect(outs).toMatchObject({
+    expect(outs.status.latestRevision).toMatch(/^api-[0-9a-f]{10}$/);
+    expect(serviceOutputs(outs.status)).toMatchObject({
       latestRevision: stored.status?.latestRevision,
       liveRevision: stored.status?.latestRevision,
       egressReady: true,
+    });
+    expect(outs).toMatchObject({
       spec: inputs.spec,
       metadata: { name: "api", uid: stored.metadata.uid, generation: 1 },
       status: { observedGeneration: 1 },
       __provider: SERIALIZED_PROVIDER,
     });
-    const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+    const revision = await api.serviceRevisions.get(outs.status.latestRevision as string);
     expect(revision.spec.bundle).toMatchObject({ repo, digest: DIGEST });
   });
 
@@ -73,15 +76,15 @@ describe("create", () => {
       "Service",
       declared("tagged", taggedService(repo, "v2"), { await: AWAIT }),
     );
-    const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+    const revision = await api.serviceRevisions.get(outs.status.latestRevision as string);
     expect(revision.spec.bundle).toMatchObject({ repo, digest });
   });
 
   it("reports a dangling egress gateway as egressReady false, not as a failure", async () => {
     const spec = digestService(repo, "hello", { egress: { gatewayRef: "nowhere" } });
     const { outs } = await created("Service", declared("egress", spec, { await: AWAIT }));
-    expect(outs.egressReady).toBe(false);
-    expect(outs.latestRevision).toBeDefined();
+    expect(serviceOutputs(outs.status).egressReady).toBe(false);
+    expect(outs.status.latestRevision).toBeDefined();
   });
 
   it("fails with the controller's message when the tag is not in the registry, keeping the object as partially created", async () => {
@@ -117,7 +120,7 @@ describe("create", () => {
       declared("missing", taggedService(repo, "v1"), { metadata: { name: "missing" }, await: AWAIT }),
     );
     const { outs } = await resourceProvider("Service").update("missing", error.properties as never, fixed);
-    expect(outs.latestRevision).toMatch(/^missing-[0-9a-f]{10}$/);
+    expect(outs.status.latestRevision).toMatch(/^missing-[0-9a-f]{10}$/);
     expect(outs.metadata.uid).toBe(stored.metadata.uid);
   });
 
@@ -148,7 +151,7 @@ describe("create", () => {
         error.properties as never,
         inputs,
       );
-      const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+      const revision = await api.serviceRevisions.get(outs.status.latestRevision as string);
       expect(revision.spec.bundle).toMatchObject({ repo: slowRepo, digest });
     } finally {
       await slowRegistry.close();
@@ -211,9 +214,9 @@ describe("create", () => {
     expect(after.spec.template.spec.env).toEqual([{ name: "GREETING", value: "ours" }]);
     expect(outs).toMatchObject({
       metadata: { uid: existing.metadata.uid, generation: 2 },
-      latestRevision: after.status?.latestRevision,
+      status: { latestRevision: after.status?.latestRevision },
     });
-    const revision = await api.serviceRevisions.get(outs.latestRevision as string);
+    const revision = await api.serviceRevisions.get(outs.status.latestRevision as string);
     expect(revision.spec.env).toEqual([{ name: "GREETING", value: "ours" }]);
   });
 
@@ -230,9 +233,9 @@ describe("create", () => {
     });
   });
 
-  it("creates a ServiceRevision and outputs its bundle digest", async () => {
+  it("creates a ServiceRevision whose stored spec gives its bundle digest", async () => {
     const { outs } = await created("ServiceRevision", declared("manual", revisionWithCredentials(REPO)));
-    expect(outs.bundleDigest).toBe(DIGEST);
+    expect(serviceRevisionOutputs(outs.spec).bundleDigest).toBe(DIGEST);
     expect(outs.spec).toMatchObject({ bundle: { credentials: { password: SECRETS.password } } });
   });
 
@@ -266,7 +269,7 @@ describe("create while the controller cannot settle the Service (its registry ne
       declared("skipped", taggedService(`${registry.host}/team/app`, "v1"), { await: { skip: true } }),
     );
     expect(outs.metadata.uid).toBeDefined();
-    expect(outs.latestRevision).toBeUndefined();
+    expect(outs.status.latestRevision).toBeUndefined();
     expect(outs.status).not.toHaveProperty("observedGeneration");
   });
 

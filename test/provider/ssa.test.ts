@@ -368,13 +368,13 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
       "Service",
       declared("api", digestService(REPO), { metadata: { name: "ssa-api" }, await: AWAIT }),
     );
-    expect(state.latestRevision).toMatch(/^ssa-api-[0-9a-f]{10}$/);
+    expect(state.status.latestRevision).toMatch(/^ssa-api-[0-9a-f]{10}$/);
     const outs = await updated("Service", state, digestService(REPO, "bonjour"), {
       metadata: { name: "ssa-api" },
       await: AWAIT,
     });
-    expect(outs.latestRevision).toMatch(/^ssa-api-[0-9a-f]{10}$/);
-    expect(outs.latestRevision).not.toBe(state.latestRevision);
+    expect(outs.status.latestRevision).toMatch(/^ssa-api-[0-9a-f]{10}$/);
+    expect(outs.status.latestRevision).not.toBe(state.status.latestRevision);
     expect(outs.metadata.generation).toBe(2);
   });
 

@@ -131,11 +131,11 @@ describe("update", () => {
       status: { latestRevision: string };
     };
     // The PUT's answer still carries the status of the previous generation: only waiting gets the new one.
-    expect(put.status.latestRevision).toBe(first.latestRevision);
-    expect(outs.latestRevision).not.toBe(first.latestRevision);
+    expect(put.status.latestRevision).toBe(first.status.latestRevision);
+    expect(outs.status.latestRevision).not.toBe(first.status.latestRevision);
     expect(outs).toMatchObject({ metadata: { generation: 2 }, status: { observedGeneration: 2 } });
-    expect(outs.liveRevision).toBe(outs.latestRevision);
-    const revision = await env.api.serviceRevisions.get(outs.latestRevision as string);
+    expect(outs.status.liveRevision).toBe(outs.status.latestRevision);
+    const revision = await env.api.serviceRevisions.get(outs.status.latestRevision as string);
     expect(revision.spec.env).toEqual([{ name: "GREETING", value: "bonjour" }]);
   });
 
@@ -154,7 +154,7 @@ describe("update", () => {
       generation: 1,
       labels: { team: "core" },
     });
-    expect(outs.latestRevision).toBe(first.latestRevision);
+    expect(outs.status.latestRevision).toBe(first.status.latestRevision);
   });
 
   it("fails a Service update the controller rejects as partially updated, keeping the object in state", async () => {

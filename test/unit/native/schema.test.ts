@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { KIND_BEHAVIOUR } from "../../../provider/kinds";
 import { packageSchema } from "../../../provider/native/package-schema";
 import { EXTRA_OUTPUTS } from "../../../provider/native/resource-properties";
 import { SCHEMA_FILE, schemaText } from "../../../provider/native/schema-file";
 import { SETTINGS } from "../../../sdk/client/settings";
+import { KIND_OUTPUTS } from "../../../sdk/resources/kind-outputs";
 import { NATIVE_TYPE_TOKENS } from "../../../sdk/resources/type-tokens";
 import { KIND_NAMES, SECRET_FIELDS } from "../../../sdk/schema";
 
@@ -71,7 +71,7 @@ describe("the native package schema", () => {
     expect(schema.config.variables.requestTimeoutSeconds).toMatchObject({ type: "number", default: 30 });
   });
 
-  test("declares every output the core computes for a kind", () => {
+  test("declares every derived output of a kind (kind-outputs.ts)", () => {
     const service = {
       apiVersion: "compute.example.dev/v1alpha1",
       kind: "Service",
@@ -91,7 +91,7 @@ describe("the native package schema", () => {
       },
     };
     for (const kind of KIND_NAMES) {
-      const computed = Object.keys(KIND_BEHAVIOUR[kind].extraOutputs({ ...service, kind } as never));
+      const computed = Object.keys(KIND_OUTPUTS[kind](service as never));
       expect(computed.sort(), kind).toEqual(Object.keys(EXTRA_OUTPUTS[kind]).sort());
       for (const name of computed) {
         expect(schema.resources[NATIVE_TYPE_TOKENS[kind]].properties[name]).toBeDefined();
