@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { type Dispatcher, Pool } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
 import { type Sleep, withOverrides } from "../shared/retry";
 import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
@@ -77,7 +77,10 @@ export class Transport {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
-    this.pool = new Pool(this.origin, {
+    // undici loads with the first transport, not with the package: a provider that only checks and diffs
+    // (a preview) never pays for it.
+    const { Pool: UndiciPool } = require("undici") as typeof import("undici");
+    this.pool = new UndiciPool(this.origin, {
       connect: { timeout: options.timeoutMs, ...(options.ca !== undefined && { ca: options.ca }) },
     });
   }
