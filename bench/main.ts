@@ -1,8 +1,8 @@
 // `npm run bench`: how fast the provider applies and destroys compared with the engine on a no-op provider,
 // and how fast the local API server answers. Prints medians and ratios and writes every figure as JSON.
 // Not part of `npm test`: nothing here is an assertion.
-import { writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Variant } from "./programs";
@@ -73,32 +73,37 @@ function medianLoad(results: readonly LoadResult[]): LoadResult {
 async function benchPulumi(opts: ReturnType<typeof options>) {
   const runs: { rep: number; operation: Operation; timings: Record<Variant, number>; loadavg: number }[] = [];
   const stateBytes: Record<Variant, number | undefined>[] = [];
-  for (let rep = 0; rep < opts.reps; rep++) {
-    const stacks = {
-      provider: await openStack({ variant: "provider", ...opts }),
-      noop: await openStack({ variant: "noop", ...opts }),
-    };
-    try {
-      for (const [index, operation] of OPERATIONS.entries()) {
-        // Each operation runs on both programs back to back, so both meet the same load on the machine;
-        // which goes first alternates (ABAB), so neither always runs on a warmer machine.
-        const order: Variant[] = (rep + index) % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
-        const timings = {} as Record<Variant, number>;
-        for (const variant of order) timings[variant] = await stacks[variant].run(operation);
-        runs.push({ rep, operation, timings, loadavg: round(loadavg()[0] ?? 0, 1) });
-        console.error(
-          `  rep ${rep + 1}/${opts.reps} ${operation.padEnd(8)} provider ${seconds(timings.provider)}s, ` +
-            `no-op ${seconds(timings.noop)}s (load average ${runs.at(-1)?.loadavg})`,
-        );
+  const tempDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-tmp-"));
+  try {
+    for (let rep = 0; rep < opts.reps; rep++) {
+      const stacks = {
+        provider: await openStack({ variant: "provider", tempDir, ...opts }),
+        noop: await openStack({ variant: "noop", tempDir, ...opts }),
+      };
+      try {
+        for (const [index, operation] of OPERATIONS.entries()) {
+          // Each operation runs on both programs back to back, so both meet the same load on the machine;
+          // which goes first alternates (ABAB), so neither always runs on a warmer machine.
+          const order: Variant[] = (rep + index) % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
+          const timings = {} as Record<Variant, number>;
+          for (const variant of order) timings[variant] = await stacks[variant].run(operation);
+          runs.push({ rep, operation, timings, loadavg: round(loadavg()[0] ?? 0, 1) });
+          console.error(
+            `  rep ${rep + 1}/${opts.reps} ${operation.padEnd(8)} provider ${seconds(timings.provider)}s, ` +
+              `no-op ${seconds(timings.noop)}s (load average ${runs.at(-1)?.loadavg})`,
+          );
+        }
+        stateBytes.push({
+          provider: stacks.provider.stateBytesPerResource(),
+          noop: stacks.noop.stateBytesPerResource(),
+        });
+      } finally {
+        await stacks.provider.dispose();
+        await stacks.noop.dispose();
       }
-      stateBytes.push({
-        provider: stacks.provider.stateBytesPerResource(),
-        noop: stacks.noop.stateBytesPerResource(),
-      });
-    } finally {
-      await stacks.provider.dispose();
-      await stacks.noop.dispose();
     }
+  } finally {
+    rmSync(tempDir, { recursive: true, force: true });
   }
   const of = (operation: Operation) => runs.filter((run) => run.operation === operation);
   const medians = (variant: Variant) =>

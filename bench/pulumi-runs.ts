@@ -20,6 +20,11 @@ export interface StackOptions {
   packageRoot: string;
   /** The server's Proxy deletion grace; undefined keeps the server's default. */
   proxyDeletionGraceMs: number | undefined;
+  /**
+   * The CLI's TMPDIR, one for the whole benchmark as on a user's machine: what programs and providers keep
+   * there between runs (Node's compile cache, which the provider turns on) is kept between rounds too.
+   */
+  tempDir: string;
 }
 
 /**
@@ -38,6 +43,7 @@ export async function openStack({
   n,
   packageRoot,
   proxyDeletionGraceMs,
+  tempDir,
 }: StackOptions): Promise<BenchStack> {
   const dir = mkdtempSync(path.join(tmpdir(), `exampledev-bench-${variant}-`));
   mkdirSync(path.join(dir, "backend"));
@@ -59,7 +65,7 @@ export async function openStack({
     const pulumi = await pinnedPulumi(dir, "bench");
     const stack = await LocalWorkspace.createStack(
       { stackName: "bench", workDir: programDir },
-      { envVars: pulumi.env, pulumiCommand: pulumi.command },
+      { envVars: { ...pulumi.env, TMPDIR: tempDir }, pulumiCommand: pulumi.command },
     );
     await stack.setAllConfig({
       "exampledev:baseUrl": { value: server.url },
