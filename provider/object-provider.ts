@@ -189,7 +189,10 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     if (isUnknown(metadata) || metadata.name !== undefined) return { metadata, autoNamed: false };
     const keep = olds.autoNamed && olds.metadata?.name !== undefined && olds.logicalName === news.logicalName;
     return {
-      metadata: { ...metadata, name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName) },
+      metadata: {
+        ...metadata,
+        name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName ?? ""),
+      },
       autoNamed: true,
     };
   }

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { CREATE_TOKEN_ANNOTATION, createTokenOf, withCreateToken } from "../sdk/client";
 import { isPlaceholder, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../sdk/schema";
 import { isPlainObject } from "../sdk/shared/records";
-import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
+import type { AnyObject } from "./kinds";
 
 /** The resource's checked inputs, as `check` returns them. */
 export interface ObjectInputs {
@@ -10,8 +10,8 @@ export interface ObjectInputs {
   spec: Record<string, unknown>;
   adopt?: boolean;
   await?: { timeoutSeconds?: number; skip?: boolean };
-  /** The Pulumi logical name, for naming objects the program does not name. */
-  logicalName: string;
+  /** The Pulumi logical name, for naming objects the program does not name (sent only for those). */
+  logicalName?: string;
   /** True when the provider chose metadata.name, so later checks keep it. */
   autoNamed?: boolean;
   __provider?: string;
@@ -133,7 +133,7 @@ export function refreshedOutputs(
     ...(awaitSettings !== undefined && { await: awaitSettings }),
     ...(autoNamed !== undefined && { autoNamed }),
     ...(__provider !== undefined && { __provider }),
-    logicalName,
+    ...(logicalName !== undefined && { logicalName }),
     metadata: { name: object.metadata.name, ...(labels && { labels }), ...(annotations && { annotations }) },
     spec,
   };

@@ -47,6 +47,11 @@ export interface ObjectMetadata {
   annotations?: Record<string, string>;
 }
 
+/** Whether the program wrote the object's name as a plain string (not an Output, not left to the provider). */
+function namesItself(metadata: pulumi.Input<ObjectMetadataArgs>): boolean {
+  return typeof (metadata as ObjectMetadataArgs).name === "string" && !pulumi.Output.isInstance(metadata);
+}
+
 /**
  * The base of the three resource classes: one API object, managed through the dynamic provider. It is what
  * `pulumi.dynamic.Resource` registers (its type token, a `__provider` the dynamic-provider host loads), with
@@ -65,11 +70,14 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
     opts?: pulumi.CustomResourceOptions,
   ) {
     const { spec, ...rest } = args;
+    const metadata = args.metadata ?? {};
     const props: Record<string, unknown> = {
       ...rest,
-      metadata: args.metadata ?? {},
+      metadata,
       spec: markSecretInputs(kind, spec),
-      logicalName: name,
+      // The provider names an unnamed object after the logical name; a program that names it plainly does
+      // not need it sent (every property registered costs the program a few promises with stack traces).
+      ...(!namesItself(metadata) && { logicalName: name }),
       status: undefined,
     };
     super(TYPE_TOKENS[kind], name, { ...props, __provider: providerSource(kind) }, opts);

@@ -39,13 +39,18 @@ export interface DeclaredOptions {
 }
 
 /** The inputs a resource class sends for `new <Kind>(logicalName, { metadata, spec, ... })`, before check. */
-export function declared(logicalName: string, spec: unknown, options: DeclaredOptions = {}): ObjectInputs {
+export function declared(
+  logicalName: string | undefined,
+  spec: unknown,
+  options: DeclaredOptions = {},
+): ObjectInputs {
   return {
     metadata: options.metadata ?? {},
     spec,
     ...(options.adopt !== undefined && { adopt: options.adopt }),
     ...(options.await !== undefined && { await: options.await }),
-    logicalName,
+    // Sent only for an object the program does not name (api-resource.ts).
+    ...(typeof options.metadata?.name !== "string" && { logicalName }),
     __provider: SERIALIZED_PROVIDER,
   } as ObjectInputs;
 }

@@ -1,3 +1,4 @@
+import { type JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
@@ -25,6 +26,8 @@ describe("read (refresh)", () => {
 
   const read = async (kind: KindName, state: ObjectOutputs) => {
     const result = await resourceProvider(kind).read(state.metadata.name, state);
+    // The dynamic-provider host sends the properties as a protobuf Struct, which refuses undefined values.
+    expect(() => Struct.fromJavaScript(result.props as Record<string, JavaScriptValue>)).not.toThrow();
     return { id: result.id, props: result.props as Outputs };
   };
 
@@ -33,6 +36,17 @@ describe("read (refresh)", () => {
     const news = await checked(kind, declared(refreshed.logicalName, spec), refreshed);
     return resourceProvider(kind).diff(refreshed.metadata.name, refreshed, news);
   };
+
+  it("refreshes an object the program named, whose inputs carry no logical name", async () => {
+    const { outs: state } = await created(
+      "Proxy",
+      declared("named", {}, { metadata: { name: "named-edge" } }),
+    );
+    expect(state).not.toHaveProperty("logicalName");
+    const { id, props } = await read("Proxy", state);
+    expect(id).toBe("named-edge");
+    expect(props).not.toHaveProperty("logicalName");
+  });
 
   it("maps the server's object to outputs: metadata, status and the Service's revisions", async () => {
     const { outs: state } = await created("Service", declared("api", digestService(REPO), { await: AWAIT }));

@@ -2,7 +2,7 @@
 // tags), and how the resource classes derive them.
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, test } from "vitest";
-import { Service, ServiceRevision } from "../../../sdk/resources";
+import { Proxy, Service, ServiceRevision } from "../../../sdk/resources";
 import { serviceOutputs } from "../../../sdk/resources/kind-outputs";
 import { TYPE_TOKENS } from "../../../sdk/resources/type-tokens";
 import type { ServiceStatus } from "../../../sdk/schema/status";
@@ -46,8 +46,10 @@ describe("Service outputs", () => {
 });
 
 describe("the resource classes", () => {
-  // What the engine receives; `status` is registered as an output (undefined), so it is not among them.
-  const INPUTS = ["__provider", "logicalName", "metadata", "spec"];
+  // What the engine receives; `status` is registered as an output (undefined), so it is not among them, and
+  // the logical name goes only with an object the program does not name as a plain string.
+  const NAMED = ["__provider", "metadata", "spec"];
+  const UNNAMED = ["__provider", "logicalName", "metadata", "spec"];
   test("derive the kind's outputs from status and spec instead of registering them as properties", async () => {
     const registered: Record<string, string[]> = {};
     const status = {
@@ -75,7 +77,10 @@ describe("the resource classes", () => {
     expect(await value(service.egressReady)).toBe(false);
     expect(await value(service.lastBuild)).toBeUndefined();
     expect(await value(revision.bundleDigest)).toBe(DIGEST);
-    expect(registered[TYPE_TOKENS.Service]).toEqual(INPUTS);
-    expect(registered[TYPE_TOKENS.ServiceRevision]).toEqual(INPUTS);
+    expect(registered[TYPE_TOKENS.Service]).toEqual(NAMED);
+    expect(registered[TYPE_TOKENS.ServiceRevision]).toEqual(UNNAMED);
+    const computed = new Proxy("computed", { metadata: { name: pulumi.output("computed") }, spec: {} });
+    await value(computed.urn);
+    expect(registered[TYPE_TOKENS.Proxy]).toEqual(UNNAMED);
   });
 });
