@@ -1,12 +1,13 @@
-import type { Condition as ApiCondition, ObjectWithStatus } from "../../sdk/client/types";
-import { CONDITION_TYPES, isTerminalFailure } from "../../sdk/schema/status";
+import type { ObjectWithStatus } from "../../sdk/client/types";
+import {
+  type Condition as ApiCondition,
+  CONDITION_TYPES,
+  conditionOf,
+  isTerminalFailure,
+} from "../../sdk/schema/status";
 import type { Condition } from "./condition";
 
 type Observed = ObjectWithStatus | undefined;
-
-export function conditionOf(object: Observed, type: string): ApiCondition | undefined {
-  return object?.status?.conditions?.find((condition) => condition.type === type);
-}
 
 /**
  * How long a failure the object already showed before the write is taken as still pending. A write that

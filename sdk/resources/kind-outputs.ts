@@ -6,6 +6,7 @@ import type { KindName } from "../schema";
 import {
   type BuildStatus,
   CONDITION_TYPES,
+  conditionOf,
   type ResolvedBundleStatus,
   type ServiceStatus,
 } from "../schema/status";
@@ -36,8 +37,8 @@ function buildOutput({ phase, branch, commit, digest }: BuildStatus): BuildOutpu
 }
 
 export function serviceOutputs(status: ServiceStatus | undefined): ServiceOutputs {
-  const { latestRevision, liveRevision, lastBuild, resolvedBundle, conditions } = status ?? {};
-  const egress = conditions?.find(({ type }) => type === CONDITION_TYPES.EgressReady);
+  const { latestRevision, liveRevision, lastBuild, resolvedBundle } = status ?? {};
+  const egress = conditionOf({ status }, CONDITION_TYPES.EgressReady);
   return {
     ...(latestRevision && { latestRevision }),
     ...(liveRevision && { liveRevision }),

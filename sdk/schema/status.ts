@@ -24,6 +24,14 @@ export interface ObjectStatus {
   conditions?: Condition[];
 }
 
+/** The condition of `type` an object's status reports, if any. */
+export function conditionOf(
+  object: { status?: ObjectStatus | undefined } | undefined,
+  type: string,
+): Condition | undefined {
+  return object?.status?.conditions?.find((condition) => condition.type === type);
+}
+
 /** The phases of one git build, in order. */
 export const BUILD_PHASES = {
   /** Waiting for a build slot (builds run a few at a time). */
