@@ -3,4 +3,13 @@
  * The typed HTTP client is at `@exampledev/pulumi/client`, the schema at `@exampledev/pulumi/schema`.
  */
 export * from "./resources";
-export { KINDS, type KindName, RULES, UNKNOWN, validateSpec } from "./schema";
+export { KINDS, type KindName } from "./schema/kinds";
+export { UNKNOWN } from "./schema/sentinel";
+
+// These two need the zod schema, so they load it when first read (as Pulumi's generated SDKs load their
+// modules): a program that only declares resources, as every preview runs one, never loads it.
+export declare const RULES: typeof import("./schema").RULES;
+export declare const validateSpec: typeof import("./schema").validateSpec;
+for (const name of ["RULES", "validateSpec"] as const) {
+  Object.defineProperty(exports, name, { enumerable: true, get: () => require("./schema")[name] });
+}

@@ -1,40 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
-import type { KindName } from "../schema";
-import { typeMeta } from "../schema/meta";
-import { SECRET_FIELDS } from "../schema/secrets";
-import { specSchema } from "../schema/specs";
-import { unwrapField } from "../schema/walk";
+import type { KindName } from "../schema/kinds";
+import type { SecretTree } from "../schema/secret-tree";
+import SECRET_TREES from "./secret-trees.json";
 
-type Schema = z.core.$ZodType;
-interface Def {
-  type: string;
-  shape?: Record<string, Schema>;
-  element?: Schema;
-  valueType?: Schema;
-}
-
-const secretFieldsByType = new Map<string, Set<string>>();
-for (const { type, field } of SECRET_FIELDS) {
-  secretFieldsByType.set(type, (secretFieldsByType.get(type) ?? new Set()).add(field));
-}
-
-const defOf = (schema: Schema) => unwrapField(schema).schema._zod.def as unknown as Def;
-const secretFieldsOf = (schema: Schema) =>
-  secretFieldsByType.get(typeMeta.get(unwrapField(schema).schema)?.typeName ?? "");
-
-const containsSecretsCache = new WeakMap<Schema, boolean>();
-
-/** Whether a value of this schema can hold a secret field somewhere inside it. */
-function containsSecrets(schema: Schema): boolean {
-  const cached = containsSecretsCache.get(schema);
-  if (cached !== undefined) return cached;
-  const { shape, element, valueType } = defOf(schema);
-  const children = [...Object.values(shape ?? {}), element, valueType].filter((s) => s !== undefined);
-  const result = secretFieldsOf(schema) !== undefined || children.some(containsSecrets);
-  containsSecretsCache.set(schema, result);
-  return result;
-}
+/**
+ * Where each kind's spec can hold secrets (a kind that holds none is absent): generated from the schema by
+ * `npm run docs`, and test/unit/docs fails when it is stale, so that declaring resources loads no zod.
+ */
+const TREES: Readonly<Partial<Record<KindName, SecretTree>>> = SECRET_TREES;
 
 /** Plain data the program wrote literally, as opposed to an Output or a promise of one. */
 function isLiteral(value: unknown): value is Record<string, unknown> | unknown[] {
@@ -50,20 +23,18 @@ function isLiteral(value: unknown): value is Record<string, unknown> | unknown[]
  * marked, since what is inside cannot be seen before it resolves.
  */
 export function markSecretInputs<T>(kind: KindName, spec: T): T {
-  return mark(specSchema(kind), spec) as T;
+  return mark(TREES[kind], spec) as T;
 }
 
-function mark(schema: Schema, value: unknown): unknown {
-  if (value === undefined || value === null || !containsSecrets(schema)) return value;
+function mark(tree: SecretTree | undefined, value: unknown): unknown {
+  if (value === undefined || value === null || tree === undefined) return value;
   if (!isLiteral(value)) return typeof value === "object" ? pulumi.secret(value) : value;
-  const { shape, element, valueType } = defOf(schema);
-  if (Array.isArray(value)) return element ? value.map((item) => mark(element, item)) : value;
-  const secretFields = secretFieldsOf(schema);
+  const { secrets, fields, items } = tree;
+  if (Array.isArray(value)) return value.map((item) => mark(items, item));
   const marked: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const fieldSchema = shape ? shape[key] : valueType;
-    if (secretFields?.has(key) && item !== undefined) marked[key] = pulumi.secret(item);
-    else marked[key] = fieldSchema ? mark(fieldSchema, item) : item;
+    if (secrets?.includes(key) && item !== undefined) marked[key] = pulumi.secret(item);
+    else marked[key] = mark(fields ? fields[key] : items, item);
   }
   return marked;
 }

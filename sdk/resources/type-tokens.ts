@@ -2,7 +2,7 @@
 // would give module `RESOURCE_MODULE` and type `<Kind>`, `pulumi-nodejs:dynamic/<module>:<type>`, whose
 // package sends the resource to the engine's dynamic-provider host; policies match resources on these tokens. No @pulumi/pulumi import here, so the policy pack can load it
 // without loading the resource classes.
-import { KIND_NAMES, KINDS, type KindName } from "../schema";
+import { KIND_NAMES, KINDS, type KindName } from "../schema/kinds";
 
 /** The module of every resource class's dynamic type token; its type is the kind. */
 export const RESOURCE_MODULE = "exampledev";

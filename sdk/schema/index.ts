@@ -30,6 +30,7 @@ export {
   SECRET_FIELDS,
   type SecretField,
   secretPaths,
+  secretTree,
 } from "./secrets";
 export { isUnknown, UNKNOWN } from "./sentinel";
 export * from "./service";

@@ -1,8 +1,11 @@
+import type { z } from "zod";
 import type { KindName } from "./kinds";
+import { typeMeta } from "./meta";
+import type { SecretTree } from "./secret-tree";
 import { isUnknown } from "./sentinel";
 import { specSchema } from "./specs";
 import type { PathSegment } from "./violation";
-import { forEachObject, walk } from "./walk";
+import { forEachObject, unwrapField, walk } from "./walk";
 
 /** What the API returns in place of each secret value; secrets are never echoed. */
 export const PLACEHOLDERS = Object.freeze({
@@ -38,6 +41,33 @@ export function isPlaceholder(value: unknown): boolean {
 
 function secretsOf(typeName: string | undefined): readonly SecretField[] {
   return SECRET_FIELDS.filter(({ type }) => type === typeName);
+}
+
+/** Where a spec of `kind` can hold secrets (see secret-tree.ts), or undefined when it holds none. */
+export function secretTree(kind: KindName): SecretTree | undefined {
+  return secretTreeOf(specSchema(kind));
+}
+
+function secretTreeOf(schema: z.core.$ZodType): SecretTree | undefined {
+  const type = unwrapField(schema).schema;
+  const { shape, element, valueType } = type._zod.def as {
+    shape?: Record<string, z.core.$ZodType>;
+    element?: z.core.$ZodType;
+    valueType?: z.core.$ZodType;
+  };
+  const secrets = secretsOf(typeMeta.get(type)?.typeName).map(({ field }) => field);
+  const fields = Object.entries(shape ?? {}).flatMap(([key, field]) => {
+    const tree = secretTreeOf(field);
+    return tree === undefined ? [] : [[key, tree] as const];
+  });
+  const itemSchema = element ?? valueType;
+  const items = itemSchema && secretTreeOf(itemSchema);
+  if (secrets.length === 0 && fields.length === 0 && items === undefined) return undefined;
+  return {
+    ...(secrets.length > 0 && { secrets }),
+    ...(fields.length > 0 && { fields: Object.fromEntries(fields) }),
+    ...(items !== undefined && { items }),
+  };
 }
 
 /** Concrete paths (relative to the spec) of the secret values present, e.g. ["source", "oci", "credentials", "password"]. */
