@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { baseUrlProblem, SETTINGS, type SettingName } from "../sdk/client/settings";
+import { baseUrlProblem, MAX_RETRIES_LIMIT, SETTINGS, type SettingName } from "../sdk/client/settings";
 
 /** Where and how the provider reaches the API; read from stack config and EXAMPLEDEV_* variables. */
 export interface Settings {
@@ -7,6 +7,7 @@ export interface Settings {
   token?: string;
   ca?: string;
   timeoutMs: number;
+  maxRetries: number;
 }
 
 /**
@@ -97,6 +98,18 @@ function timeoutSeconds(text: string | undefined): number {
   return seconds;
 }
 
+/** The retry count, or an error naming the setting and the fix. */
+function retryCount(text: string | undefined): number {
+  const setting = SETTINGS.maxRetries;
+  const count = text === undefined ? setting.default : Number(text);
+  if (!Number.isInteger(count) || count < 0 || count > MAX_RETRIES_LIMIT) {
+    throw new Error(
+      `${setting.config} must be a whole number from 0 to ${MAX_RETRIES_LIMIT}, for example ${setting.default} (the default)`,
+    );
+  }
+  return count;
+}
+
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
   const read = reader(config, env);
   const baseUrl = read("baseUrl");
@@ -108,12 +121,14 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
   }
   const checked = checkedBaseUrl(baseUrl);
   const timeoutMs = timeoutSeconds(read("requestTimeoutSeconds")) * 1000;
+  const maxRetries = retryCount(read("maxRetries"));
   const caFile = read("caCertificateFile");
   const ca = read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
   const token = read("token");
   return {
     baseUrl: checked,
     timeoutMs,
+    maxRetries,
     ...(token !== undefined && { token }),
     ...(ca !== undefined && { ca }),
   };
@@ -138,6 +153,7 @@ export function settingProblems(
   const checks: [SettingName, () => unknown][] = [
     ["baseUrl", () => read("baseUrl") !== undefined && checkedBaseUrl(read("baseUrl") as string)],
     ["requestTimeoutSeconds", () => timeoutSeconds(read("requestTimeoutSeconds"))],
+    ["maxRetries", () => retryCount(read("maxRetries"))],
     ...SWITCHES.map((name): [SettingName, () => unknown] => [name, () => booleanSetting(config, name, env)]),
   ];
   return checks.flatMap(([name, check]) => {

@@ -13,7 +13,7 @@ export interface ClientOptions {
   ca?: string | Buffer;
   /** Deadline of one attempt, from connecting to the last byte of the answer. Default: `DEFAULT_TIMEOUT_MS`. */
   timeoutMs?: number;
-  /** Retries after the first attempt (see `retryDelay` for which failures). Default 3. */
+  /** Retries after the first attempt (see `retryDelay` for which failures). Default: the `maxRetries` setting's. */
   maxRetries?: number;
   /** Backoff tuning, and the clock and jitter source for tests. */
   retry?: Partial<Omit<RetryOptions, "maxRetries">>;

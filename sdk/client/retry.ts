@@ -1,10 +1,11 @@
 import { type RetryPolicy, retryWait } from "../shared/retry";
+import { SETTINGS } from "./settings";
 
 /** Backoff tuning, and the clock and jitter source for tests (the shared policy of `sdk/shared/retry.ts`). */
 export type RetryOptions = RetryPolicy;
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
-  maxRetries: 3,
+  maxRetries: SETTINGS.maxRetries.default,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   jitter: "full",

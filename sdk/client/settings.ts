@@ -24,6 +24,9 @@ export interface SettingInfo {
   readonly secret: boolean;
 }
 
+/** The most retries `maxRetries` may ask for: past it, a request that keeps failing waits for minutes. */
+export const MAX_RETRIES_LIMIT = 20;
+
 export const SETTINGS = {
   baseUrl: {
     config: "exampledev:baseUrl",
@@ -61,6 +64,14 @@ export const SETTINGS = {
     default: 30,
     description:
       "Deadline of one request attempt in seconds, from connecting to the last byte of the answer; a positive number.",
+    secret: false,
+  },
+  maxRetries: {
+    config: "exampledev:maxRetries",
+    env: "EXAMPLEDEV_MAX_RETRIES",
+    precedence: "config",
+    default: 3,
+    description: `How many times a failed request is sent again, with backoff, when sending it again is safe (a refused connection, 429/502/503/504, a lost answer to a read or to a create the provider recognises); a whole number from 0 to ${MAX_RETRIES_LIMIT}. Raise it on a flaky network.`,
     secret: false,
   },
   deferValidationToPolicies: {

@@ -38,6 +38,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["caCertificate"] = (args?.caCertificate) ?? utilities.getEnv("EXAMPLEDEV_CA_CERTIFICATE");
             resourceInputs["caCertificateFile"] = (args?.caCertificateFile) ?? utilities.getEnv("EXAMPLEDEV_CA_CERTIFICATE_FILE");
             resourceInputs["deferValidationToPolicies"] = pulumi.output((args?.deferValidationToPolicies) ?? (utilities.getEnvBoolean("EXAMPLEDEV_DEFER_VALIDATION_TO_POLICIES") || false)).apply(JSON.stringify);
+            resourceInputs["maxRetries"] = pulumi.output((args?.maxRetries) ?? (utilities.getEnvNumber("EXAMPLEDEV_MAX_RETRIES") || 3)).apply(JSON.stringify);
             resourceInputs["requestTimeoutSeconds"] = pulumi.output((args?.requestTimeoutSeconds) ?? (utilities.getEnvNumber("EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS") || 30)).apply(JSON.stringify);
             resourceInputs["serverDryRun"] = pulumi.output((args?.serverDryRun) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_DRY_RUN") || false)).apply(JSON.stringify);
             resourceInputs["serverSideApply"] = pulumi.output((args?.serverSideApply) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_SIDE_APPLY") || false)).apply(JSON.stringify);
@@ -69,6 +70,10 @@ export interface ProviderArgs {
      * "true" lets check leave spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at "pulumi up".
      */
     deferValidationToPolicies?: pulumi.Input<boolean | undefined>;
+    /**
+     * How many times a failed request is sent again, with backoff, when sending it again is safe (a refused connection, 429/502/503/504, a lost answer to a read or to a create the provider recognises); a whole number from 0 to 20. Raise it on a flaky network.
+     */
+    maxRetries?: pulumi.Input<number | undefined>;
     /**
      * Deadline of one request attempt in seconds, from connecting to the last byte of the answer; a positive number.
      */

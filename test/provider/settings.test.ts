@@ -175,11 +175,32 @@ describe("provider settings", () => {
     },
   );
 
-  it("refuses a request timeout that is not a positive number, naming the key", async () => {
-    const error = await firstCallError({
-      "exampledev:baseUrl": server.url,
-      "exampledev:requestTimeoutSeconds": "soon",
-    });
-    expect(error.message).toContain("exampledev:requestTimeoutSeconds");
+  it.each([
+    ["exampledev:requestTimeoutSeconds", "soon", "a positive number"],
+    ["exampledev:maxRetries", "2.5", "a whole number from 0 to 20"],
+    ["exampledev:maxRetries", "21", "a whole number from 0 to 20"],
+    ["exampledev:maxRetries", "-1", "a whole number from 0 to 20"],
+  ])("refuses %s = %s, naming the key and what it takes", async (key, value, takes) => {
+    const error = await firstCallError({ "exampledev:baseUrl": server.url, [key]: value });
+    expect(error.message).toContain(`${key} must be ${takes}`);
   });
+
+  it.each([
+    ["0", 1],
+    ["2", 3],
+  ])(
+    "sends a request that keeps meeting 503 1 + exampledev:maxRetries (%s) times",
+    async (maxRetries, attempts) => {
+      const overloaded = await through(async () => ({
+        status: 503,
+        body: statusBody(503, "ServiceUnavailable", "injected"),
+      }));
+      await configureProvider({ "exampledev:baseUrl": overloaded.url, "exampledev:maxRetries": maxRetries });
+      const error = await rejection(
+        resourceProvider("Proxy").read("edge", { metadata: { name: "edge" } } as never),
+      );
+      expect(error.message).toContain("503");
+      expect(overloaded.exchanges).toHaveLength(attempts);
+    },
+  );
 });

@@ -52,6 +52,17 @@ Object.defineProperty(exports, "deferValidationToPolicies", {
 });
 
 /**
+ * How many times a failed request is sent again, with backoff, when sending it again is safe (a refused connection, 429/502/503/504, a lost answer to a read or to a create the provider recognises); a whole number from 0 to 20. Raise it on a flaky network.
+ */
+export declare const maxRetries: number;
+Object.defineProperty(exports, "maxRetries", {
+    get() {
+        return __config.getObject<number>("maxRetries") ?? 3;
+    },
+    enumerable: true,
+});
+
+/**
  * Deadline of one request attempt in seconds, from connecting to the last byte of the answer; a positive number.
  */
 export declare const requestTimeoutSeconds: number;
