@@ -19,6 +19,7 @@ import { median, round, table } from "./stats";
 
 const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
                         [--proxy-deletion-grace-ms <ms>] [--only pulumi|server]
+                        [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)`;
 
 function options() {
@@ -29,6 +30,7 @@ function options() {
       out: { type: "string", default: "bench-results.json" },
       "proxy-deletion-grace-ms": { type: "string" },
       only: { type: "string" },
+      through: { type: "string", default: "destroy" },
       "package-root": { type: "string" },
       help: { type: "boolean", default: false },
     },
@@ -47,8 +49,12 @@ function options() {
   const grace = values["proxy-deletion-grace-ms"];
   if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
     throw new Error(`--only: "${values.only}" is neither pulumi nor server`);
+  // Each operation needs the ones before it (an update needs the stack up), so a round runs a prefix.
+  const last = OPERATIONS.indexOf(values.through as Operation);
+  if (last === -1) throw new Error(`--through: "${values.through}" is none of ${OPERATIONS.join(", ")}`);
   return {
     n: positive("n", values.n),
+    operations: OPERATIONS.slice(0, last + 1),
     reps: positive("reps", values.reps),
     out: values.out,
     proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
@@ -81,7 +87,7 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
         noop: await openStack({ variant: "noop", tempDir, ...opts }),
       };
       try {
-        for (const [index, operation] of OPERATIONS.entries()) {
+        for (const [index, operation] of opts.operations.entries()) {
           // Each operation runs on both programs back to back, so both meet the same load on the machine;
           // which goes first alternates (ABAB), so neither always runs on a warmer machine.
           const order: Variant[] = (rep + index) % 2 === 0 ? ["provider", "noop"] : ["noop", "provider"];
@@ -108,18 +114,19 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
   const of = (operation: Operation) => runs.filter((run) => run.operation === operation);
   const medians = (variant: Variant) =>
     Object.fromEntries(
-      OPERATIONS.map((op) => [op, median(of(op).map((run) => run.timings[variant]))]),
-    ) as Timings;
+      opts.operations.map((op) => [op, median(of(op).map((run) => run.timings[variant]))]),
+    ) as Partial<Timings>;
   // The median of the per-pair ratios: each pair met the same load, so it is the steadier figure.
   const ratios = Object.fromEntries(
-    OPERATIONS.map((op) => [
+    opts.operations.map((op) => [
       op,
       round(median(of(op).map((run) => run.timings.provider / run.timings.noop)), 2),
     ]),
-  ) as Timings;
+  ) as Partial<Timings>;
   return {
     n: opts.n,
     reps: opts.reps,
+    operations: opts.operations,
     proxyDeletionGraceMs: opts.proxyDeletionGraceMs ?? "default",
     runs,
     stateBytesPerResource: stateBytes[0],
@@ -176,16 +183,18 @@ function printPulumi(figures: PulumiFigures): void {
   console.log(
     table([
       ["operation", "provider", "no-op", "provider ÷ no-op (median of pairs)"],
-      ...OPERATIONS.map((op) => [
+      ...figures.operations.map((op) => [
         op,
-        seconds(figures.medians.provider[op]),
-        seconds(figures.medians.noop[op]),
+        seconds(figures.medians.provider[op] ?? Number.NaN),
+        seconds(figures.medians.noop[op] ?? Number.NaN),
         `${figures.ratios[op]}×`,
       ]),
     ]),
   );
   const bytes = figures.stateBytesPerResource;
-  console.log(`state after up, bytes per resource: provider ${bytes?.provider}, no-op ${bytes?.noop}`);
+  if (bytes?.provider !== undefined) {
+    console.log(`state after up, bytes per resource: provider ${bytes.provider}, no-op ${bytes.noop}`);
+  }
 }
 
 function printServer(figures: ServerFigures): void {
