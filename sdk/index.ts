@@ -6,10 +6,11 @@ export * from "./resources";
 export { KINDS, type KindName } from "./schema/kinds";
 export { UNKNOWN } from "./schema/sentinel";
 
-// These two need the zod schema, so they load it when first read (as Pulumi's generated SDKs load their
-// modules): a program that only declares resources, as every preview runs one, never loads it.
-export declare const RULES: typeof import("./schema").RULES;
-export declare const validateSpec: typeof import("./schema").validateSpec;
+// These two need the zod schema, so they load it when first read, as Pulumi's generated SDKs load their
+// modules: a program that only declares resources, as every preview runs one, never loads it. The
+// assignments let Node's ESM loader find the names (it reads `exports.NAME =`); the getters replace them.
+export const RULES: typeof import("./schema").RULES = undefined as never;
+export const validateSpec: typeof import("./schema").validateSpec = undefined as never;
 for (const name of ["RULES", "validateSpec"] as const) {
   Object.defineProperty(exports, name, { enumerable: true, get: () => require("./schema")[name] });
 }

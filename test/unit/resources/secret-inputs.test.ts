@@ -1,5 +1,3 @@
-import { execFileSync } from "node:child_process";
-import path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { markSecretInputs } from "../../../sdk/resources/secret-inputs";
@@ -65,18 +63,4 @@ describe("markSecretInputs (the resource classes, without the zod schema)", () =
   it("leaves a spec without secret fields as it is", async () => {
     expect(await outputsIn(markSecretInputs("Service", { source: { oci: bundle } }))).toEqual([]);
   });
-
-  it("is loaded with the resource classes without loading zod (a program that declares resources needs none)", () => {
-    const root = path.resolve(__dirname, "../../..");
-    const script = `require("./sdk"); process.stdout.write(String(Object.keys(require.cache).some((file) => file.includes("${path.sep}zod${path.sep}"))))`;
-    const zodLoaded = execFileSync(
-      process.execPath,
-      ["-r", "ts-node/register/transpile-only", "-e", script],
-      {
-        cwd: root,
-        encoding: "utf8",
-      },
-    );
-    expect(zodLoaded).toBe("false");
-  }, 60_000);
 });
