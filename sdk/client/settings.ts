@@ -24,7 +24,7 @@ export interface SettingInfo {
   readonly secret: boolean;
 }
 
-/** The most retries `maxRetries` may ask for: past it, a request that keeps failing waits for minutes. */
+/** The most retries `maxRetries` may ask for: with backoff up to 8 s a retry, 20 are minutes already. */
 export const MAX_RETRIES_LIMIT = 20;
 
 export const SETTINGS = {
