@@ -2,6 +2,7 @@
 // the mirror itself), and the checks that keep `rootDir` inside the repository.
 import { spawn } from "node:child_process";
 import { posix } from "node:path";
+import { pipeline } from "node:stream";
 import { BuildFailure } from "./failure";
 import { completion, git, spawnGit } from "./run";
 
@@ -64,7 +65,10 @@ export async function exportTree(
     stdio: ["pipe", "ignore", "pipe"],
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C" },
   });
-  if (unpack.stdin) archive.stdout?.pipe(unpack.stdin);
+  // pipeline, not pipe: when tar ends first (it failed, or the build was stopped), git's next write meets a
+  // closed pipe. pipeline takes that EPIPE, which unhandled would stop the server (tar's exit says what went
+  // wrong), and closes git's end, so git ends too instead of blocking on a full pipe.
+  if (archive.stdout && unpack.stdin) pipeline(archive.stdout, unpack.stdin, () => undefined);
   await Promise.all([
     completion(archive, "git archive", signal),
     completion(unpack, "unpacking the archive", signal),
