@@ -86,28 +86,35 @@ function checkedBaseUrl(baseUrl: string): string {
   return baseUrl;
 }
 
-/** The request timeout in seconds, or an error naming the setting and the fix. */
-function timeoutSeconds(text: string | undefined): number {
-  const timeout = SETTINGS.requestTimeoutSeconds;
-  const seconds = text === undefined ? timeout.default : Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new Error(
-      `${timeout.config} must be a positive number of seconds, for example ${timeout.default} (the default)`,
-    );
+/** The settings that are numbers. */
+type NumberName = "requestTimeoutSeconds" | "maxRetries";
+
+/** A number setting's value (its default when unset), or an error naming the setting and what it takes. */
+function numberSetting(
+  name: NumberName,
+  text: string | undefined,
+  takes: string,
+  valid: (value: number) => boolean,
+): number {
+  const setting = SETTINGS[name];
+  const value = text === undefined ? setting.default : Number(text);
+  if (!valid(value)) {
+    throw new Error(`${setting.config} must be ${takes}, for example ${setting.default} (the default)`);
   }
-  return seconds;
+  return value;
 }
 
-/** The retry count, or an error naming the setting and the fix. */
+function timeoutSeconds(text: string | undefined): number {
+  return numberSetting("requestTimeoutSeconds", text, "a positive number of seconds", (seconds) => {
+    return Number.isFinite(seconds) && seconds > 0;
+  });
+}
+
 function retryCount(text: string | undefined): number {
-  const setting = SETTINGS.maxRetries;
-  const count = text === undefined ? setting.default : Number(text);
-  if (!Number.isInteger(count) || count < 0 || count > MAX_RETRIES_LIMIT) {
-    throw new Error(
-      `${setting.config} must be a whole number from 0 to ${MAX_RETRIES_LIMIT}, for example ${setting.default} (the default)`,
-    );
-  }
-  return count;
+  const takes = `a whole number from 0 to ${MAX_RETRIES_LIMIT}`;
+  return numberSetting("maxRetries", text, takes, (count) => {
+    return Number.isInteger(count) && count >= 0 && count <= MAX_RETRIES_LIMIT;
+  });
 }
 
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {

@@ -1,5 +1,6 @@
 // `npm run docs`: regenerates the documentation's generated parts (rule, policy and configuration tables) and
-// the files generated from the schema, from the data they come from. `npm run docs:check` (`--check`) writes nothing and fails when a file is out of date.
+// the files generated from the schema, from the data they come from. `npm run docs:check` (`--check`) writes
+// nothing and fails when a file is out of date.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";

@@ -5,7 +5,7 @@ import type { SecretTree } from "./secret-tree";
 import { isUnknown } from "./sentinel";
 import { specSchema } from "./specs";
 import type { PathSegment } from "./violation";
-import { forEachObject, unwrapField, walk } from "./walk";
+import { def, forEachObject, unwrapField, walk } from "./walk";
 
 /** What the API returns in place of each secret value; secrets are never echoed. */
 export const PLACEHOLDERS = Object.freeze({
@@ -50,11 +50,7 @@ export function secretTree(kind: KindName): SecretTree | undefined {
 
 function secretTreeOf(schema: z.core.$ZodType): SecretTree | undefined {
   const type = unwrapField(schema).schema;
-  const { shape, element, valueType } = type._zod.def as {
-    shape?: Record<string, z.core.$ZodType>;
-    element?: z.core.$ZodType;
-    valueType?: z.core.$ZodType;
-  };
+  const { shape, element, valueType } = def(type);
   const secrets = secretsOf(typeMeta.get(type)?.typeName).map(({ field }) => field);
   const fields = Object.entries(shape ?? {}).flatMap(([key, field]) => {
     const tree = secretTreeOf(field);

@@ -11,7 +11,8 @@ import type { PathSegment } from "./violation";
 
 type Schema = z.core.$ZodType;
 
-interface Def {
+/** The parts of a zod schema's definition the walks read. */
+export interface Def {
   type: string;
   innerType?: Schema;
   defaultValue?: unknown;
@@ -20,7 +21,7 @@ interface Def {
   valueType?: Schema;
 }
 
-const def = (schema: Schema): Def => schema._zod.def as unknown as Def;
+export const def = (schema: Schema): Def => schema._zod.def as unknown as Def;
 
 /** A field's schema with optional/default wrappers removed, and the default they carry (if any). */
 export interface FieldSchema {
