@@ -1,20 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type StoredObject } from "../../server/storage";
 import { call, manifest, pathOf, startTestServer } from "../helpers/server";
+import { spawnServer } from "../helpers/server-process";
 import { SECRET_SPECS, SECRETS, VALID_SPECS } from "./fixtures";
 
-const REPO_ROOT = resolve(__dirname, "../..");
-
 let dirs: string[] = [];
-const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   dirs = [];
 });
@@ -25,32 +20,10 @@ function dataDir(): string {
   return dir;
 }
 
-/** `node server/main.ts` (TypeScript through ts-node) with the Node that runs the tests. */
-async function spawnServer(dir: string): Promise<{ url: string; child: ChildProcess; stdout: () => string }> {
-  const child = spawn(
-    process.execPath,
-    ["-r", "ts-node/register", "server/main.ts", "--port", "0", "--data", dir, "--log-level", "warn"],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
-      if (match?.[1]) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
-  });
-  return { url, child, stdout: () => stdout };
+/** The server as a process on `dir`, once it listens. */
+async function startProcess(dir: string) {
+  const server = spawnServer(["--data", dir]);
+  return { ...server, url: await server.url };
 }
 
 describe("persistence", () => {
@@ -145,7 +118,7 @@ describe("persistence", () => {
 
   it("loses no acknowledged write when the process is killed with SIGKILL", async () => {
     const dir = dataDir();
-    const first = await spawnServer(dir);
+    const first = await startProcess(dir);
     const names = Array.from({ length: 25 }, (_, i) => `acked-${String(i).padStart(2, "0")}`);
     for (const name of names) {
       const reply = await call(first.url, "POST", pathOf("Proxy"), { body: manifest("Proxy", name, {}) });
@@ -158,7 +131,7 @@ describe("persistence", () => {
     first.child.kill("SIGKILL");
     await once(first.child, "exit");
 
-    const second = await spawnServer(dir);
+    const second = await startProcess(dir);
     const listed = await call(second.url, "GET", pathOf("Proxy"));
     expect(listed.body.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(
       names,
@@ -171,7 +144,7 @@ describe("persistence", () => {
 
   it("loses no acknowledged write among concurrent ones (group commit) when killed with SIGKILL mid-burst", async () => {
     const dir = dataDir();
-    const first = await spawnServer(dir);
+    const first = await startProcess(dir);
     const exited = once(first.child, "exit");
     const names = Array.from({ length: 300 }, (_, i) => `burst-${String(i).padStart(3, "0")}`);
     const acknowledged: string[] = [];
@@ -189,7 +162,7 @@ describe("persistence", () => {
     await exited;
     expect(acknowledged.length).toBeGreaterThanOrEqual(40);
 
-    const second = await spawnServer(dir);
+    const second = await startProcess(dir);
     const listed = await call(second.url, "GET", pathOf("Proxy"));
     const stored = new Set(
       listed.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
@@ -200,7 +173,7 @@ describe("persistence", () => {
   }, 90_000);
 
   it("prints the listening line once and stops cleanly on SIGTERM", async () => {
-    const server = await spawnServer(dataDir());
+    const server = await startProcess(dataDir());
     expect((await call(server.url, "GET", "/healthz")).status).toBe(200);
     server.child.kill("SIGTERM");
     const [code] = await once(server.child, "exit");

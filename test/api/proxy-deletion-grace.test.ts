@@ -1,44 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, manifest, pathOf } from "../helpers/server";
-
-const REPO_ROOT = resolve(__dirname, "../..");
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
-
-/** `node server/main.ts <args>` (through ts-node), in memory. */
-function spawnServer(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(
-    process.execPath,
-    ["-r", "ts-node/register", "server/main.ts", "--port", "0", "--memory", "--log-level", "warn", ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const url = new Promise<string>((resolveUrl, reject) => {
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
-      if (match?.[1]) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-  });
-  url.catch(() => {});
-  return { child, url, stderr: () => stderr };
-}
+import { spawnServer } from "../helpers/server-process";
 
 async function deleteProxy(url: string): Promise<void> {
   expect((await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", "edge", {}) })).status).toBe(
