@@ -42,7 +42,8 @@ export interface ServerOptions {
   proxyDeletionGraceMs?: number;
   /**
    * Watch tuning: `historySize` (store events a watch can resume from, default 10,000; older versions are
-   * 410 Expired), `bookmarkIntervalMs` (default 60 s), `maxBufferedBytes`, `defaultTimeoutMs`.
+   * 410 Expired), `bookmarkIntervalMs` (default 60 s), the bounds of a client that falls behind
+   * (`maxBufferedBytes`, `maxBufferedEvents`, `slowClientGraceMs`), `maxWatches`, `defaultTimeoutMs`.
    */
   watch?: AppOptions["watch"];
   /**

@@ -3,14 +3,17 @@ import type { LogLevel } from "fastify";
 import { parseDuration } from "../sdk/schema";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "./controller";
 import { DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
+import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                          [--token <token>] [--egress-gateways default,...] [--log-level info]
                          [--proxy-deletion-grace 1s] [--credentials <file>] [--tag-poll-interval 30s]
+                         [--max-watches 4096]
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
 The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
 it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
+--max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
 Git sources: [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands] [--build-timeout 10m]
 [--git-max-clone-size 1Gi]. --git-allow lists URL prefixes the server may fetch (default: local paths,
 file:// and http(s)/git on loopback hosts); 0 turns polling off; --build-commands lets build.command run
@@ -40,6 +43,7 @@ function parseOptions(args: string[]) {
       "build-commands": { type: "boolean", default: false },
       "build-timeout": { type: "string" },
       "git-max-clone-size": { type: "string" },
+      "max-watches": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -67,6 +71,9 @@ function parseOptions(args: string[]) {
   if (tagPollIntervalMs === undefined || tagPollIntervalMs < 0)
     fail(`--tag-poll-interval: "${tagPollText}" is not a duration such as 30s, 1m or 0 (off)`);
   if (values.credentials === "") fail("--credentials: give the path of a YAML or JSON file");
+  const maxWatches = Number(values["max-watches"] ?? DEFAULT_WATCH_SETTINGS.maxWatches);
+  if (!Number.isSafeInteger(maxWatches) || maxWatches < 1)
+    fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
   const git = gitOptions(values);
   return {
     port,
@@ -81,6 +88,7 @@ function parseOptions(args: string[]) {
     proxyDeletionGraceMs,
     tagPollIntervalMs,
     ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
+    watch: { maxWatches },
     git,
   };
 }

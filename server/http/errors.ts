@@ -17,6 +17,9 @@ export const errorHandling = shared(async (fastify) => {
   fastify.setErrorHandler((error, request, reply) => {
     const status = toStatus(error);
     if (status.code >= 500) request.log.error({ error: errorFields(error) }, "request failed unexpectedly");
+    // Kubernetes says when to come back in both places: clients read the header, Status readers the field.
+    const retryAfter = status.details?.retryAfterSeconds;
+    if (retryAfter !== undefined) reply.header("Retry-After", String(retryAfter));
     return reply.code(status.code).send(status);
   });
 

@@ -28,6 +28,11 @@ export interface WatchRequest {
 
 export interface WatchSink {
   send(event: WatchOutput): void;
+  /**
+   * The events a watch starts with (the current objects, or the history it resumes from), in order before
+   * any other: they go out at the client's pace and are not counted as the client falling behind.
+   */
+  sendBacklog(events: readonly WatchOutput[]): void;
   /** The server ends the watch (graceful close); the sink ends its stream. */
   end(): void;
 }
@@ -36,30 +41,25 @@ export interface WatchSink {
  * One watch: the events of one kind that pass its selectors, in resourceVersion order, from the start its
  * request names. Kubernetes' rules for selectors: an object that starts to match is ADDED, one that stops
  * matching is DELETED (with its new content), a deletion is DELETED only if the object matched before it.
+ * While held, what it would send is kept, in order, until `release`.
  */
 export class Watcher {
   /** The version up to which the watcher has seen every event (delivered or filtered out). */
   private cursor: number;
-  private unsubscribe: (() => void) | undefined;
+  private held: WatchOutput[] | undefined = [];
 
   constructor(
-    private readonly request: WatchRequest,
+    readonly request: WatchRequest,
     private readonly sink: WatchSink,
     start: number,
   ) {
     this.cursor = start;
   }
 
-  /** Starts following `history`; `replay` events are delivered first (they are after the start). */
-  follow(history: EventHistory, replay: readonly HistoryEvent[]): void {
-    for (const event of replay) this.consider(event);
-    this.unsubscribe = history.subscribe((event) => this.consider(event));
-  }
-
   /** A BOOKMARK at the version the watcher has reached: the client may resume from there. */
   bookmark(annotations?: Record<string, string>): void {
     const { apiVersion } = KINDS[this.request.kind];
-    this.sink.send({
+    this.send({
       type: "BOOKMARK",
       object: {
         apiVersion,
@@ -72,11 +72,6 @@ export class Watcher {
     });
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-  }
-
   /** Sends what an event means to this watch, if anything. */
   consider(event: HistoryEvent): void {
     if (event.resourceVersion <= this.cursor) return;
@@ -85,9 +80,25 @@ export class Watcher {
     const object = event.object;
     const nowMatches = event.type !== "DELETED" && passes(this.request, object, object.metadata.labels);
     const matchedBefore = event.previous.existed && passes(this.request, object, event.previous.labels);
-    if (nowMatches && !matchedBefore) this.sink.send({ type: "ADDED", object });
-    else if (nowMatches) this.sink.send({ type: "MODIFIED", object });
-    else if (matchedBefore) this.sink.send({ type: "DELETED", object });
+    if (nowMatches && !matchedBefore) this.send({ type: "ADDED", object });
+    else if (nowMatches) this.send({ type: "MODIFIED", object });
+    else if (matchedBefore) this.send({ type: "DELETED", object });
+  }
+
+  send(output: WatchOutput): void {
+    if (this.held) this.held.push(output);
+    else this.sink.send(output);
+  }
+
+  /** Sends what was held, then everything as it comes. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    this.sink.sendBacklog(held);
+  }
+
+  end(): void {
+    this.sink.end();
   }
 }
 
@@ -101,26 +112,33 @@ function passes(
 }
 
 /**
- * The open watches of one server over one store's event history. `open` starts a watch: without a
- * resourceVersion (or with "0") the current objects come first as ADDED events, then every change; with a
- * version, the changes after it, replayed from the history (410 Expired when the history no longer reaches
- * back to it). `closeAll` ends every watch (the server's graceful close).
+ * The open watches of one server over one store's event history, fed as Kubernetes' watch cache feeds them:
+ * one subscription to the history, each event handed to the watches of its kind once the store has made it
+ * durable (no watch shows a write a crash could lose), in one ordered outbox that also carries each new
+ * watch's first events, bookmarks and ends, so nothing overtakes what was committed before it.
+ *
+ * `open` starts a watch: without a resourceVersion (or with "0") the current objects come first as ADDED
+ * events, then every change; with a version, the changes after it, replayed from the history (410 Expired
+ * when the history no longer reaches back to it). `closeAll` ends every watch (the server's graceful close).
  */
 export class WatchHub {
-  private readonly open_ = new Set<{ watcher: Watcher; sink: WatchSink }>();
+  private readonly byKind = new Map<KindName, Set<Watcher>>();
+  private readonly outbox: (() => void)[] = [];
+  private waiting = false;
 
+  /** Follows `history` until it closes. */
   constructor(
     private readonly store: ObjectStore,
     readonly history: EventHistory,
-  ) {}
-
-  get size(): number {
-    return this.open_.size;
+    private readonly onError: (error: unknown, watcher: Watcher) => void = () => {},
+  ) {
+    history.subscribe((event) => this.later(() => this.dispatch(event)));
   }
 
-  /** Resolves once what the store holds now is durable: no watch shows a write a crash could lose. */
-  durable(): Promise<void> {
-    return this.store.durable();
+  get size(): number {
+    let size = 0;
+    for (const watchers of this.byKind.values()) size += watchers.size;
+    return size;
   }
 
   /** Everything happens in one tick: the objects listed and the events after them leave no gap, no overlap. */
@@ -129,39 +147,74 @@ export class WatchHub {
     const fromNow = version === "" || version === "0";
     const initial = request.sendInitialEvents ?? fromNow;
     let watcher: Watcher;
+    let replay: readonly HistoryEvent[];
     if (initial || fromNow) {
       // The state now; sendInitialEvents with a version asks for a state not older than it: this one is.
       const listed = Number(this.store.resourceVersion());
       watcher = new Watcher(request, sink, listed);
       if (initial) {
-        for (const object of this.current(request)) sink.send({ type: "ADDED", object });
+        for (const object of this.current(request)) watcher.send({ type: "ADDED", object });
         if (request.sendInitialEvents && request.allowWatchBookmarks)
           watcher.bookmark({ [INITIAL_EVENTS_END]: "true" });
       }
-      watcher.follow(this.history, this.history.since(request.kind, listed) ?? []);
+      replay = this.history.since(request.kind, listed) ?? [];
     } else {
       const start = Number(version);
-      const replay = this.history.since(request.kind, start);
-      if (replay === undefined) throw expired(version, this.history.oldest());
+      const events = this.history.since(request.kind, start);
+      if (events === undefined) throw expired(version, this.history.oldest());
       watcher = new Watcher(request, sink, start);
-      watcher.follow(this.history, replay);
+      replay = events;
     }
-    const entry = { watcher, sink };
-    this.open_.add(entry);
-    return {
-      watcher,
-      close: () => {
-        watcher.stop();
-        this.open_.delete(entry);
-      },
-    };
+    // Held until the outbox reaches this point: what is there before it is covered by the replay.
+    for (const event of replay) watcher.consider(event);
+    const watchers = this.byKind.get(request.kind) ?? new Set();
+    this.byKind.set(request.kind, watchers.add(watcher));
+    this.later(() => watcher.release());
+    return { watcher, close: () => watchers.delete(watcher) };
+  }
+
+  /** Runs `step` once what the store holds now is durable, after every event committed before it. */
+  later(step: () => void): void {
+    this.outbox.push(step);
+    if (this.waiting) return;
+    this.waiting = true;
+    this.flush();
   }
 
   closeAll(): void {
-    for (const entry of [...this.open_]) {
-      entry.watcher.stop();
-      this.open_.delete(entry);
-      entry.sink.end();
+    for (const watchers of this.byKind.values()) {
+      for (const watcher of [...watchers]) {
+        watchers.delete(watcher);
+        watcher.end();
+      }
+    }
+  }
+
+  private flush(): void {
+    const count = this.outbox.length;
+    this.store.durable().then(
+      () => {
+        for (const step of this.outbox.splice(0, count)) step();
+        if (this.outbox.length > 0) this.flush();
+        else this.waiting = false;
+      },
+      // A store that cannot make its writes durable has failed: no watch may show them.
+      () => {
+        this.outbox.length = 0;
+        this.closeAll();
+      },
+    );
+  }
+
+  private dispatch(event: HistoryEvent): void {
+    for (const watcher of this.byKind.get(event.kind) ?? []) {
+      try {
+        watcher.consider(event);
+      } catch (error) {
+        this.byKind.get(event.kind)?.delete(watcher);
+        this.onError(error, watcher);
+        watcher.end();
+      }
     }
   }
 

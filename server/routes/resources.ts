@@ -72,7 +72,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   fastify.get<{ Querystring: Query }>(collection, listParameters, async (request, reply) => {
     const options = parseListOptions(request.query);
     const table = tableOptions(request.headers.accept, request.query);
-    if (options.watch) return serveWatch(reply, watches.hub, kind, options, table, watches.settings);
+    if (options.watch) return serveWatch(reply, watches, kind, options, table);
     const list = operations.list({
       selector: options.labels,
       fields: options.fields,

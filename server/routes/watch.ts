@@ -1,27 +1,43 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { KindName } from "../../sdk/schema";
+import { ApiError } from "../errors";
 import { errorFields } from "../http/request-log";
 import type { ListOptions } from "../resources/list-options";
 import { redactObject } from "../resources/redaction";
 import { type TableOptions, tableOf } from "../resources/table";
 import { WatchHub, type WatchOutput, type WatchSink } from "../resources/watch";
-import type { ObjectStore } from "../storage";
+import type { ObjectStore, StoredObject } from "../storage";
 import { DEFAULT_WATCH_HISTORY, EventHistory } from "../storage/history";
 
 export interface WatchSettings {
   /** How often a watch that allows bookmarks gets one. */
   bookmarkIntervalMs: number;
-  /** A watch whose client reads slower than this many bytes pile up is ended; the client resumes it. */
+  /**
+   * A watch whose client has more than this many bytes, or events, waiting to be sent has fallen behind:
+   * it is ended after what it was sent, and the client resumes from its last resourceVersion.
+   */
   maxBufferedBytes: number;
+  maxBufferedEvents: number;
+  /** How long a watch that fell behind has to take what it was sent before its connection is cut. */
+  slowClientGraceMs: number;
+  /** Open watches past which a new one is refused with 429 and Retry-After. */
+  maxWatches: number;
   /** The bound of a watch without `timeoutSeconds`, in ms. */
   defaultTimeoutMs: () => number;
 }
 
-/** Kubernetes' API server ends a watch without a timeout after its minimum request timeout (30 min) times [1, 2). */
+/**
+ * Kubernetes' API server ends a watch without a timeout after its minimum request timeout (30 min) times
+ * [1, 2). Its watch cache gives each watcher a small buffer and closes one that cannot keep up; these bounds
+ * are in the same spirit, sized for this server's objects (up to the object size limit each).
+ */
 export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
   bookmarkIntervalMs: 60_000,
   maxBufferedBytes: 16 * 1024 * 1024,
+  maxBufferedEvents: 1_000,
+  slowClientGraceMs: 5_000,
+  maxWatches: 4_096,
   defaultTimeoutMs: () => Math.round(1_800_000 * (1 + Math.random())),
 };
 
@@ -30,66 +46,73 @@ export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
  * `{"type":"ADDED|MODIFIED|DELETED|BOOKMARK","object":{…}}` (chunked, `Content-Type: application/json`),
  * objects redacted as every response is, or each a one-row `Table` when the Accept header asks for tables
  * (`kubectl get -w`). It ends after `timeoutSeconds` (with a last bookmark when bookmarks are allowed),
- * when the server closes, or when the client reads too slowly; a client that goes away frees it at once.
+ * when the server closes, or when the client falls behind; a client that goes away frees it at once.
  * A resourceVersion the history no longer reaches is refused before anything is sent (410 Expired).
  */
 export function serveWatch(
   reply: FastifyReply,
-  hub: WatchHub,
+  watches: Watches,
   kind: KindName,
   options: ListOptions,
   table: TableOptions | undefined,
-  settings: WatchSettings,
 ): FastifyReply {
+  const { hub, settings, lines } = watches;
+  if (hub.size >= settings.maxWatches) {
+    throw new ApiError(
+      "TooManyRequests",
+      `too many open watches (${settings.maxWatches}, --max-watches); retry shortly`,
+      { retryAfterSeconds: 1 },
+    );
+  }
   const timers: NodeJS.Timeout[] = [];
   let handle: ReturnType<WatchHub["open"]> | undefined;
-  let ended = false;
   const release = () => {
-    ended = true;
     handle?.close();
     for (const timer of timers) clearTimeout(timer);
   };
-  const stream = new WatchStream(() => reply.raw.flushHeaders(), release);
-
-  // Lines wait for the store's commit of what they show (with group commit a write is visible before it
-  // is durable, and no watch may show one a crash could lose): the lines encoded before a commit was asked
-  // for go out once it is made, in order.
-  const pending: string[] = [];
-  let waiting = false;
-  const flush = () => {
-    if (waiting || pending.length === 0) return;
-    waiting = true;
-    const count = pending.length;
-    hub.durable().then(
-      () => {
-        waiting = false;
-        if (ended) return;
-        for (const line of pending.splice(0, count)) stream.push(line);
-        if (stream.readableLength > settings.maxBufferedBytes) finish();
-        else flush();
-      },
-      () => finish(),
-    );
-  };
-  /** Ends the stream after what was already sent (the last events, a final bookmark). */
-  const finish = () => {
-    if (ended) return;
+  const encode = (event: WatchOutput) => lines.encode(kind, event, table);
+  const stream = new WatchStream(encode, () => reply.raw.flushHeaders(), release);
+  let behindSince: number | undefined;
+  const fallBehind = () => {
+    behindSince = Date.now();
     release();
-    hub.durable().then(
-      () => {
-        for (const line of pending.splice(0)) stream.push(line);
-        stream.push(null);
-      },
-      () => stream.push(null),
-    );
+    stream.endAfterQueue();
+    const describe = {
+      url: reply.request.url,
+      remoteAddress: reply.request.ip,
+      userAgent: reply.request.headers["user-agent"],
+      queuedEvents: stream.queuedEvents,
+      queuedBytes: stream.queuedBytes,
+    };
+    const cut = setTimeout(() => reply.raw.destroy(), settings.slowClientGraceMs);
+    reply.raw.once("close", () => {
+      clearTimeout(cut);
+      const behindMs = Date.now() - (behindSince ?? Date.now());
+      reply.log.warn({ watch: describe, behindMs }, "watch closed: the client fell behind");
+    });
   };
   const sink: WatchSink = {
     send: (event) => {
-      if (ended) return;
-      pending.push(`${JSON.stringify(encode(kind, event, table))}\n`);
-      flush();
+      if (behindSince !== undefined) return;
+      const line = encode(event);
+      const bytes = line.reduce((sum, chunk) => sum + chunk.length, 0);
+      if (
+        stream.queuedEvents + 1 > settings.maxBufferedEvents ||
+        stream.queuedBytes + bytes > settings.maxBufferedBytes
+      ) {
+        fallBehind();
+      } else {
+        stream.enqueue(line, bytes);
+      }
     },
-    end: finish,
+    sendBacklog: (events) => stream.backlog(events),
+    end: () => {
+      release();
+      stream.endAfterQueue();
+      // A client that does not read would hold the server's close: it gets the grace a slow one gets.
+      const cut = setTimeout(() => reply.raw.destroy(), settings.slowClientGraceMs);
+      reply.raw.once("close", () => clearTimeout(cut));
+    },
   };
 
   try {
@@ -114,50 +137,145 @@ export function serveWatch(
     options.timeoutSeconds === undefined ? settings.defaultTimeoutMs() : options.timeoutSeconds * 1000;
   timers.push(
     setTimeout(() => {
-      if (options.allowWatchBookmarks && !ended) watcher.bookmark();
-      finish();
+      hub.later(() => {
+        if (options.allowWatchBookmarks) watcher.bookmark();
+        sink.end();
+      });
     }, timeoutMs),
   );
   if (options.allowWatchBookmarks) {
-    timers.push(setInterval(() => watcher.bookmark(), settings.bookmarkIntervalMs));
+    timers.push(setInterval(() => hub.later(() => watcher.bookmark()), settings.bookmarkIntervalMs));
   }
   return reply.code(200).type("application/json").header("Cache-Control", "no-cache, private").send(stream);
 }
 
-function encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): unknown {
-  const { type, object } = event;
-  if (type === "BOOKMARK") {
-    if (table === undefined) return { type, object };
-    const { resourceVersion } = object.metadata;
-    return { type, object: { ...tableOf(kind, [], table, { resourceVersion }), columnDefinitions: [] } };
+const LINE_END = Buffer.from("}\n");
+const PREFIXES = Object.fromEntries(
+  (["ADDED", "MODIFIED", "DELETED"] as const).map((type) => [
+    type,
+    Buffer.from(`{"type":"${type}","object":`),
+  ]),
+) as Record<Exclude<WatchOutput["type"], "BOOKMARK">, Buffer>;
+
+/**
+ * The lines of watch events. An object's redacted JSON is made once and shared by every watch that sends
+ * it (stored objects are never mutated, so it is keyed by the object itself and goes with it); bookmarks and
+ * Tables, which differ per watch, are encoded for each.
+ */
+export class EventLines {
+  private readonly objects = new WeakMap<StoredObject, Buffer>();
+
+  encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer[] {
+    const { type, object } = event;
+    if (type === "BOOKMARK") return [Buffer.from(`${JSON.stringify(bookmarkOf(kind, object, table))}\n`)];
+    if (table !== undefined) {
+      const { resourceVersion } = object.metadata;
+      const row = { type, object: tableOf(kind, [object], table, { resourceVersion }) };
+      return [Buffer.from(`${JSON.stringify(row)}\n`)];
+    }
+    let json = this.objects.get(object);
+    if (json === undefined) {
+      json = Buffer.from(JSON.stringify(redactObject(object)));
+      this.objects.set(object, json);
+    }
+    return [PREFIXES[type], json, LINE_END];
   }
-  if (table === undefined) return { type, object: redactObject(object) };
+}
+
+function bookmarkOf(kind: KindName, object: StoredObject, table: TableOptions | undefined): unknown {
+  if (table === undefined) return { type: "BOOKMARK", object };
   const { resourceVersion } = object.metadata;
-  return { type, object: tableOf(kind, [object], table, { resourceVersion }) };
+  const empty = { ...tableOf(kind, [], table, { resourceVersion }), columnDefinitions: [] };
+  return { type: "BOOKMARK", object: empty };
 }
 
 /**
- * The body of a watch. Fastify pipes it into the response; its first read means the headers are set, and
- * they are flushed then, so a client sees 200 before the first event. Destroying it (the client went
- * away, fastify destroys the body) releases the watch.
+ * The body of a watch: the events it starts with, encoded as the client takes them, then a queue of event
+ * lines counted in events and bytes, that goes out as fast as the client reads (Node's stream buffers in
+ * front of the socket stay at their high-water mark; what is beyond waits here, where it is counted).
+ * Fastify pipes it into the response; its first read means the headers are set, and they are flushed then,
+ * so a client sees 200 before the first event. Destroying it (the client went away, fastify destroys the
+ * body) releases the watch.
  */
 class WatchStream extends Readable {
+  private initial: readonly WatchOutput[] = [];
+  private initialAt = 0;
+  private readonly queue: { chunks: Buffer[]; bytes: number }[] = [];
   private started = false;
+  private wanted = false;
+  private ending = false;
+  queuedBytes = 0;
 
   constructor(
+    private readonly encode: (event: WatchOutput) => Buffer[],
     private readonly onStart: () => void,
     private readonly onDestroy: () => void,
   ) {
     super();
   }
 
+  /** Live events waiting for the client (the initial ones are not counted). */
+  get queuedEvents(): number {
+    return this.queue.length;
+  }
+
+  backlog(events: readonly WatchOutput[]): void {
+    this.initial = events;
+    this.initialAt = 0;
+    if (this.wanted) this.drain();
+  }
+
+  enqueue(chunks: Buffer[], bytes: number): void {
+    if (this.ending) return;
+    this.queue.push({ chunks, bytes });
+    this.queuedBytes += bytes;
+    if (this.wanted) this.drain();
+  }
+
+  /** Ends the body once what is queued has gone out. */
+  endAfterQueue(): void {
+    this.ending = true;
+    if (this.wanted) this.drain();
+  }
+
   override _read(): void {
-    if (this.started) return;
-    this.started = true;
-    this.onStart();
+    if (!this.started) {
+      this.started = true;
+      this.onStart();
+    }
+    this.wanted = true;
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.wanted) {
+      const chunks = this.next();
+      if (chunks === undefined) {
+        if (this.ending) {
+          this.wanted = false;
+          this.push(null);
+        }
+        return;
+      }
+      for (const chunk of chunks) this.wanted = this.push(chunk);
+    }
+  }
+
+  private next(): Buffer[] | undefined {
+    const event = this.initial[this.initialAt];
+    if (event !== undefined) {
+      this.initialAt++;
+      return this.encode(event);
+    }
+    const line = this.queue.shift();
+    if (line !== undefined) this.queuedBytes -= line.bytes;
+    return line?.chunks;
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.initial = [];
+    this.queue.length = 0;
+    this.queuedBytes = 0;
     this.onDestroy();
     callback(error);
   }
@@ -177,10 +295,11 @@ export interface WatchOptions extends WatchSettings {
   historySize: number;
 }
 
-/** The watch support of one app: the event history of its store and its open watches. */
+/** The watch support of one app: the event history of its store, its open watches, their encoder. */
 export interface Watches {
   hub: WatchHub;
   settings: WatchSettings;
+  lines: EventLines;
 }
 
 /**
@@ -196,7 +315,9 @@ export function openWatches(
   const history = new EventHistory(store, options.historySize ?? DEFAULT_WATCH_HISTORY, (error) =>
     fastify.log.error({ error: errorFields(error) }, "a watch failed"),
   );
-  const hub = new WatchHub(store, history);
+  const hub = new WatchHub(store, history, (error) =>
+    fastify.log.error({ error: errorFields(error) }, "a watch failed; it was ended"),
+  );
   const hubs = HUBS.get(store) ?? new Set();
   HUBS.set(store, hubs.add(hub));
   fastify.addHook("preClose", async () => hub.closeAll());
@@ -205,5 +326,5 @@ export function openWatches(
     hubs.delete(hub);
   });
   const { historySize: _size, ...settings } = options;
-  return { hub, settings: { ...DEFAULT_WATCH_SETTINGS, ...settings } };
+  return { hub, settings: { ...DEFAULT_WATCH_SETTINGS, ...settings }, lines: new EventLines() };
 }
