@@ -16,11 +16,15 @@ import {
   type Storage,
 } from "./server-load";
 import { median, round, table } from "./stats";
+import { measureWatches, WATCH_COUNTS, type WatchRound } from "./watch-load";
 
 const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
-                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server]
+                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)`;
+
+const SECTIONS = ["pulumi", "server", "watch"] as const;
+type Section = (typeof SECTIONS)[number];
 
 function options() {
   const { values } = parseArgs({
@@ -47,8 +51,8 @@ function options() {
     return value;
   };
   const grace = values["proxy-deletion-grace-ms"];
-  if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
-    throw new Error(`--only: "${values.only}" is neither pulumi nor server`);
+  if (values.only !== undefined && !SECTIONS.includes(values.only as Section))
+    throw new Error(`--only: "${values.only}" is none of ${SECTIONS.join(", ")}`);
   // Each operation needs the ones before it (an update needs the stack up), so a round runs a prefix.
   const last = OPERATIONS.indexOf(values.through as Operation);
   if (last === -1) throw new Error(`--through: "${values.through}" is none of ${OPERATIONS.join(", ")}`);
@@ -58,7 +62,7 @@ function options() {
     reps: positive("reps", values.reps),
     out: values.out,
     proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
-    only: values.only as "pulumi" | "server" | undefined,
+    only: values.only as Section | undefined,
     packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
   };
 }
@@ -190,6 +194,23 @@ async function benchServer(opts: ReturnType<typeof options>) {
   };
 }
 
+async function benchWatches(opts: ReturnType<typeof options>) {
+  const rounds: WatchRound[] = [];
+  for (let rep = 0; rep < opts.reps; rep++) {
+    rounds.push(await measureWatches(opts.packageRoot));
+    console.error(`  rep ${rep + 1}/${opts.reps} measured (load average ${round(loadavg()[0] ?? 0, 1)})`);
+  }
+  const rate = (watches: number) =>
+    median(rounds.map((run) => run.fanOut.find((row) => row.watches === watches)?.createsPerSecond ?? 0));
+  return {
+    rounds,
+    createsPerSecond: Object.fromEntries(WATCH_COUNTS.map((watches) => [watches, round(rate(watches), 0)])),
+    // Each round's rows ran one after another on the same machine: the ratio of the medians.
+    ratios: Object.fromEntries(WATCH_COUNTS.map((watches) => [watches, round(rate(watches) / rate(0))])),
+  };
+}
+
+type WatchFigures = Awaited<ReturnType<typeof benchWatches>>;
 type PulumiFigures = Awaited<ReturnType<typeof benchPulumi>>;
 type ServerFigures = Awaited<ReturnType<typeof benchServer>>;
 
@@ -240,6 +261,39 @@ function printServer(figures: ServerFigures): void {
   );
 }
 
+function printWatches(figures: WatchFigures): void {
+  console.log(
+    `\nWatches (a child process holds them on raw sockets), Proxy creates at concurrency ${CONCURRENCY}, ` +
+      `median of ${figures.rounds.length}`,
+  );
+  const last = figures.rounds.at(-1);
+  console.log(
+    table([
+      ["reading watches", "creates/s", "÷ no watches", "events delivered (last round)", "ended by server"],
+      ...WATCH_COUNTS.map((watches) => {
+        const row = last?.fanOut.find((entry) => entry.watches === watches);
+        return [
+          watches,
+          figures.createsPerSecond[watches] ?? "",
+          `${figures.ratios[watches]}×`,
+          row?.eventsDelivered ?? "",
+          row?.endedByServer ?? "",
+        ];
+      }),
+    ]),
+  );
+  for (const { stalled } of figures.rounds) {
+    const slowest =
+      stalled.slowestCloseMs === undefined
+        ? ""
+        : `, the slowest ${stalled.slowestCloseMs} ms after falling behind`;
+    console.log(
+      `${stalled.watches} stalled watches, 40 writes of 900 kB: server RSS ${stalled.rssBeforeMb} MB before, ` +
+        `peak ${stalled.rssPeakMb} MB, ${stalled.rssAfterMb} MB after; ${stalled.closed} closed${slowest}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   let opts: ReturnType<typeof options>;
   try {
@@ -254,17 +308,24 @@ async function main(): Promise<void> {
     packageRoot: opts.packageRoot,
   };
   console.error(`benchmarking ${opts.packageRoot}`);
-  if (opts.only !== "server") {
+  const runs = (section: Section) => opts.only === undefined || opts.only === section;
+  if (runs("pulumi")) {
     console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions`);
     const figures = await benchPulumi(opts);
     results.pulumi = figures;
     printPulumi(figures);
   }
-  if (opts.only !== "pulumi") {
+  if (runs("server")) {
     console.error("API server load");
     const figures = await benchServer(opts);
     results.server = figures;
     printServer(figures);
+  }
+  if (runs("watch")) {
+    console.error("Watches");
+    const figures = await benchWatches(opts);
+    results.watch = figures;
+    printWatches(figures);
   }
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nEvery figure: ${path.resolve(opts.out)}`);

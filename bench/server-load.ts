@@ -49,12 +49,12 @@ const REVISION_SPEC = {
   bundle: { repo: "registry.bench.invalid/team/app", digest: DIGEST },
 };
 
-function pathOf(kind: KindName, name?: string): string {
+export function pathOf(kind: KindName, name?: string): string {
   const { group, version, plural } = KINDS[kind];
   return `/apis/${group}/${version}/${plural}${name === undefined ? "" : `/${name}`}`;
 }
 
-function body(kind: KindName, name: string, spec: unknown): string {
+export function body(kind: KindName, name: string, spec: unknown): string {
   return JSON.stringify({ apiVersion: KINDS[kind].apiVersion, kind, metadata: { name }, spec });
 }
 
@@ -67,7 +67,7 @@ interface Batch {
 }
 
 /** Runs `one(index)` for indexes `from` to `to - 1` with `concurrency` in flight, timing each. */
-async function batch(
+export async function batch(
   from: number,
   to: number,
   concurrency: number,
@@ -130,7 +130,7 @@ async function paired<Side extends string>(
   };
 }
 
-async function request(pool: Pool, method: "GET" | "POST", requestPath: string, payload?: string) {
+export async function request(pool: Pool, method: "GET" | "POST", requestPath: string, payload?: string) {
   const response = await pool.request({
     method,
     path: requestPath,
@@ -141,19 +141,25 @@ async function request(pool: Pool, method: "GET" | "POST", requestPath: string, 
   return text;
 }
 
-interface ServerProcess {
+export interface ServerProcess {
   url: string;
   child: ChildProcess;
   pool: Pool;
   dataDir: string;
+  /** What the server printed so far (its log lines, at `logLevel`). */
+  output: () => string;
 }
 
-async function spawnServer(packageRoot: string, storage: Storage): Promise<ServerProcess> {
+export async function spawnServer(
+  packageRoot: string,
+  storage: Storage,
+  logLevel = "silent",
+): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
   const storageArgs = storage === "memory" ? ["--memory"] : ["--data", dataDir];
   const child = spawn(
     process.execPath,
-    [path.join(packageRoot, "dist/server/main.js"), "--port", "0", "--log-level", "silent", ...storageArgs],
+    [path.join(packageRoot, "dist/server/main.js"), "--port", "0", "--log-level", logLevel, ...storageArgs],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let output = "";
@@ -165,10 +171,10 @@ async function spawnServer(packageRoot: string, storage: Storage): Promise<Serve
     });
     child.once("exit", (code) => reject(new Error(`the server exited with ${code} before listening`)));
   });
-  return { url, child, dataDir, pool: new Pool(url, { connections: CONCURRENCY }) };
+  return { url, child, dataDir, pool: new Pool(url, { connections: CONCURRENCY }), output: () => output };
 }
 
-async function stop(server: ServerProcess): Promise<void> {
+export async function stop(server: ServerProcess): Promise<void> {
   await server.pool.close();
   if (server.child.exitCode === null) {
     const exited = once(server.child, "exit");
@@ -178,7 +184,7 @@ async function stop(server: ServerProcess): Promise<void> {
   rmSync(server.dataDir, { recursive: true, force: true });
 }
 
-function rssMb(pid: number | undefined): number {
+export function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
   return round(kb / 1024, 1);
