@@ -16,8 +16,10 @@ it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags 
 --max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
 Git sources: [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands] [--build-timeout 10m]
 [--git-max-clone-size 1Gi]. --git-allow lists URL prefixes the server may fetch (default: local paths,
-file:// and http(s)/git on loopback hosts); 0 turns polling off; --build-commands lets build.command run
-code from the repository on this machine (off by default); the size bounds a mirror and a packaged tree.`;
+file:// and http(s)/git on loopback hosts); local paths and file:// URLs are compared by real path
+(symlinks resolved, in the prefix and in the URL, again before each fetch); 0 turns polling off;
+--build-commands lets build.command run code from the repository on this machine (off by default); the
+size bounds a mirror and a packaged tree.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";

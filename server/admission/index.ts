@@ -15,6 +15,7 @@ import { replaceAt, valueAt } from "../records";
 import type { StoredObject } from "../storage";
 import { type Envelope, generateName, metadataCauses } from "./envelope";
 import { finalizerCauses } from "./finalizers";
+import { gitUrlCauses } from "./git-url";
 
 export { type Envelope, readEnvelope } from "./envelope";
 
@@ -79,6 +80,7 @@ export function admit(
     if (violation.severity === "warning") warnings.push(violation.message);
     else causes.push({ reason: violation.reason, message: violation.message, field: violation.path });
   }
+  causes.push(...gitUrlCauses(kind, spec, existing?.spec));
   // metadataCauses requires a name (or generateName) on create, so a missing one always comes with its cause.
   if (causes.length > 0 || name === undefined) throw invalid(kind, name, causes);
 

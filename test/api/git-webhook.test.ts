@@ -3,7 +3,14 @@
 // is off here), and a malformed delivery is a 400 Status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceApi } from "../controller/api";
-import { acceptedWith, builtCommit, gitSpec, reportTiming } from "../controller/git-fixtures";
+import { createService } from "../controller/fixtures";
+import {
+  acceptedMessage,
+  acceptedWith,
+  builtCommit,
+  gitSpec,
+  reportTiming,
+} from "../controller/git-fixtures";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { call, startTestServer, type TestServer } from "../helpers/server";
@@ -61,6 +68,27 @@ describe("POST /hooks/git", () => {
     await builtCommit(api, "hooked", next);
     reportTiming("webhook push", startedAt);
     await builtCommit(api, "hooked-path", next);
+  });
+
+  it("keeps answering around a file:// URL naming a host: a 400 delivery, and a Service stored with one", async () => {
+    // Admission refuses such a URL now; one stored before (written to the store directly here) must
+    // break neither its neighbours' deliveries nor its own sync, which says what to write instead.
+    createService(server.store, "hosted", gitSpec("file://127.0.0.1/tmp/x.git", registry, "team/hosted"));
+    const refused = await acceptedWith(api, "hosted", "InvalidSource");
+    expect(acceptedMessage(refused)).toContain("write file:///tmp/x.git or file://localhost/tmp/x.git");
+
+    const bad = await deliver("push", { repository: { clone_url: "file://127.0.0.1/tmp/x.git" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('repository.clone_url "file://127.0.0.1/tmp/x.git" names the host');
+    // GitHub's scp-style ssh_url is skipped when another field names the repository.
+    const next = repo.commit({ "index.js": "v3" });
+    const good = await deliver("push", {
+      repository: { clone_url: repo.url, ssh_url: "git@127.0.0.1:team/app.git" },
+    });
+    expect(good.status).toBe(202);
+    expect(good.body.matched).toEqual(["hooked", "hooked-path"]);
+    await builtCommit(api, "hooked", next);
+    await api.delete("hosted");
   });
 
   it("answers 202 with nothing matched for a repository no Service names, and for ping", async () => {

@@ -20,7 +20,8 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
 export class ServiceApi {
   private barriers = 0;
 
-  constructor(readonly server: TestServer) {}
+  /** Only `call` is used: a server in this process, or one started as a process (`processApi`). */
+  constructor(readonly server: Pick<TestServer, "call">) {}
 
   async create(name: string, spec: ServiceSpecInput, metadata: Record<string, unknown> = {}): Promise<Json> {
     return this.expectOk(

@@ -1,7 +1,10 @@
 // Which repository URLs the server fetches (`--git-allow` and its default), and one identity per
 // repository for matching webhook deliveries to Services.
-import { describe, expect, it } from "vitest";
-import { GitAllowList, repositoryKey } from "../../server/controller/git/url";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { GitAllowList, locate, malformedUrl, repositoryKey } from "../../server/controller/git/url";
 
 const FIELD = "spec.source.git.url";
 
@@ -72,5 +75,82 @@ describe("repositoryKey", () => {
       repositoryKey("https://github.com/team/app"),
     );
     expect(repositoryKey("git@github.com:team/app.git")).toBeUndefined();
+  });
+});
+
+describe("file:// URLs with a host", () => {
+  const allow = new GitAllowList();
+
+  it("are malformed, never a throw: no key, refused with what to write instead", () => {
+    const url = "file://127.0.0.1/srv/git/app.git";
+    expect(() => repositoryKey(url)).not.toThrow();
+    expect(repositoryKey(url)).toBeUndefined();
+    expect(locate(url)?.kind).toBe("malformed");
+    const refusal = allow.refusal(url, FIELD) ?? "";
+    expect(refusal).toContain(`${FIELD} "${url}" names the host "127.0.0.1"`);
+    expect(refusal).toContain("write file:///srv/git/app.git or file://localhost/srv/git/app.git");
+    expect(malformedUrl(url)).toContain("file:///srv/git/app.git");
+    // An encoded `/` makes Node's fileURLToPath throw: a problem like any other.
+    expect(malformedUrl("file:///srv/git%2Fapp")).toContain("is not a file path");
+  });
+
+  it("accepts an empty host and localhost, one repository for both", () => {
+    for (const url of [
+      "file:///srv/git/app.git",
+      "file://localhost/srv/git/app.git",
+      "file://LOCALHOST/srv/git/app",
+    ]) {
+      expect(malformedUrl(url)).toBeUndefined();
+      expect(allow.refusal(url, FIELD)).toBeUndefined();
+      expect(repositoryKey(url)).toBe("file:///srv/git/app");
+    }
+  });
+
+  it("leaves other URLs to the allow-list, not to admission", () => {
+    for (const url of ["git@github.com:team/app.git", "ssh://127.0.0.1/app.git", "https://github.com/a/b"]) {
+      expect(malformedUrl(url)).toBeUndefined();
+    }
+  });
+});
+
+describe("--git-allow compares real paths", () => {
+  // <root>/allowed holds a repository and links; <root>/outside is not allowed.
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "exampledev-git-allow-")));
+  const allowed = join(root, "allowed");
+  const outside = join(root, "outside");
+  for (const dir of [join(allowed, "inner.git"), join(outside, "o.git")]) mkdirSync(dir, { recursive: true });
+  symlinkSync("../outside/o.git", join(allowed, "link.git"));
+  symlinkSync("../outside", join(allowed, "outdir"));
+  symlinkSync("../outside/later.git", join(allowed, "dangling.git"));
+  symlinkSync("inner.git", join(allowed, "inward.git"));
+  symlinkSync("allowed", join(root, "allowed-link"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const allow = new GitAllowList([allowed]);
+
+  it("refuses a symlink inside the allowed directory that leads outside, as a path and as file://", () => {
+    for (const url of [join(allowed, "link.git"), `file://${allowed}/link.git`]) {
+      expect(allow.refusal(url, FIELD)).toBe(
+        `${FIELD} "${url}" leads to ${join(outside, "o.git")} (symlinks followed), which is not allowed: the server allows only URLs starting with ${allowed} (--git-allow); name a repository whose real path is under an allowed prefix, or start the server with --git-allow naming a prefix of ${join(outside, "o.git")}`,
+      );
+    }
+  });
+
+  it("judges a path that does not exist yet by its nearest existing ancestor, and follows dangling links", () => {
+    expect(allow.judge(join(allowed, "new/app.git"), FIELD)).toEqual({
+      ok: true,
+      source: join(allowed, "new/app.git"),
+    });
+    expect(allow.refusal(join(allowed, "outdir/new.git"), FIELD)).toContain(`leads to ${outside}/new.git`);
+    expect(allow.refusal(join(allowed, "dangling.git"), FIELD)).toContain(`leads to ${outside}/later.git`);
+  });
+
+  it("fetches the real path of a link that stays inside, and resolves a prefix that is a link", () => {
+    expect(allow.judge(`file://localhost${allowed}/inward.git`, FIELD)).toEqual({
+      ok: true,
+      source: join(allowed, "inner.git"),
+    });
+    const viaLink = new GitAllowList([`file://${root}/allowed-link/`]);
+    expect(viaLink.refusal(join(allowed, "inner.git"), FIELD)).toBeUndefined();
+    expect(viaLink.refusal(join(allowed, "link.git"), FIELD)).toContain("leads to");
   });
 });

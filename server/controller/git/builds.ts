@@ -1,7 +1,8 @@
 // What the controller knows about each git-sourced Service's builds, and the runner that makes them. The
-// sync asks `evaluate` (synchronous, no I/O): it reads the state, may queue a build, and says what to mint
-// or why not. Builds run outside the controller's worker, a few at a time, each under a timeout; a build
-// that changes phase or ends queues its Service again, so the sync writes the news to status.
+// sync asks `evaluate` (synchronous; no I/O but the real path of a local repository, for --git-allow): it
+// reads the state, may queue a build, and says what to mint or why not. Builds run outside the
+// controller's worker, a few at a time, each under a timeout; a build that changes phase or ends queues
+// its Service again, so the sync writes the news to status.
 import { createHash } from "node:crypto";
 import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../../sdk/schema";
 import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../../sdk/schema/status";
@@ -15,7 +16,7 @@ import { BuildFailure, buildMessage } from "./failure";
 import { KeyedLock } from "./keyed-lock";
 import { branchRef, type Mirrors } from "./mirrors";
 import { Slots } from "./slots";
-import type { GitAllowList } from "./url";
+import { type GitAllowList, URL_FIELD } from "./url";
 
 const { AwaitingBuild, BuildFailed, BuildCommandsDisabled, InvalidSource } = CONDITION_REASONS.Accepted;
 
@@ -148,7 +149,7 @@ export class GitBuilds {
   }
 
   private refusal(git: GitSource): { reason: RejectionReason; message: string } | undefined {
-    const notAllowed = this.options.allow.refusal(git.url, `${GIT_FIELD}.url`);
+    const notAllowed = this.options.allow.refusal(git.url, URL_FIELD);
     if (notAllowed) return { reason: InvalidSource, message: notAllowed };
     if ((git.build.command?.length ?? 0) > 0 && !this.options.buildCommands) {
       return {

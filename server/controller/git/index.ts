@@ -12,7 +12,7 @@ import type { ControllerLogger } from "../logger";
 import { GitBuilds, type GitState } from "./builds";
 import { Mirrors } from "./mirrors";
 import { Previews } from "./previews";
-import { GitAllowList, repositoryKey } from "./url";
+import { GitAllowList, repositoryKey, URL_FIELD } from "./url";
 import type { HookEvent } from "./webhook";
 
 export { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "./build";
@@ -80,6 +80,7 @@ export class GitSources {
     const maxBytes = options.maxCloneBytes ?? GIT_DEFAULTS.maxCloneBytes;
     this.allow = new GitAllowList(options.allow);
     this.mirrors = new Mirrors({
+      allow: this.allow,
       root: join(this.root, "mirrors"),
       maxBytes,
       timeoutMs: buildTimeoutMs,
@@ -112,7 +113,7 @@ export class GitSources {
     }
   }
 
-  /** For the sync: what to mint for a git source and what status says of its builds (no I/O). */
+  /** For the sync: what to mint for a git source and what status says of its builds (see `GitBuilds.evaluate`). */
   state(service: StoredObject, git: GitSource): GitState {
     return this.builds.evaluate(service, git);
   }
@@ -152,7 +153,7 @@ export class GitSources {
     if (this.temporary) rmSync(this.root, { recursive: true, force: true });
   }
 
-  /** One poll: every repository a git Service names and the server may fetch, fetched once. */
+  /** One poll: every repository a git Service names, fetched once. */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
@@ -165,6 +166,12 @@ export class GitSources {
   }
 
   private refresh(url: string): Promise<void> {
+    // A URL refused before any fetch is not tried (its Services say why). One fetched before goes to
+    // the mirror, which judges it again: refused now (a symlink re-pointed), it fails once, forgets its
+    // refs and has its Services synced, which then say why.
+    if (this.mirrors.refs(url) === undefined && this.allow.refusal(url, URL_FIELD) !== undefined) {
+      return Promise.resolve();
+    }
     return this.mirrors.refresh(url).then(
       () => undefined,
       (error: unknown) => {
@@ -184,11 +191,11 @@ export class GitSources {
     }
   }
 
-  /** Git Services with an allowed URL, optionally only those naming one of `repositories`. */
+  /** Git Services, optionally only those naming one of `repositories`. */
   private servicesOf(repositories?: ReadonlySet<string>): { name: string; url: string }[] {
     return this.context.store.list("Service").flatMap((service) => {
       const git = (service.spec.source as { git?: GitSource } | undefined)?.git;
-      if (!git || this.allow.refusal(git.url, "url") !== undefined) return [];
+      if (!git) return [];
       const key = repositoryKey(git.url);
       if (repositories && (key === undefined || !repositories.has(key))) return [];
       return [{ name: service.metadata.name, url: git.url }];

@@ -7,7 +7,7 @@ import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BuildFailure, sizeText } from "./failure";
 import { git } from "./run";
-import { locate, repositoryKey } from "./url";
+import { type GitAllowList, repositoryKey, URL_FIELD } from "./url";
 
 /** Where a ref points and the committer date of that commit (seconds since the epoch). */
 export interface RefHead {
@@ -21,6 +21,8 @@ export type RefSnapshot = ReadonlyMap<string, RefHead>;
 export interface MirrorsOptions {
   /** The directory the mirrors live in. */
   root: string;
+  /** Judged again right before each fetch: a symlink may have been re-pointed since admission. */
+  allow: GitAllowList;
   /** A mirror larger than this is removed and its fetch fails. */
   maxBytes: number;
   /** Bounds one fetch. */
@@ -106,17 +108,17 @@ export class Mirrors {
   }
 
   private async fetch(url: string, mirror: Mirror): Promise<RefSnapshot> {
+    const judged = this.options.allow.judge(url, URL_FIELD);
+    if (!judged.ok) throw new BuildFailure(judged.message);
     const signal = AbortSignal.any([this.options.signal, AbortSignal.timeout(this.options.timeoutMs)]);
     const options = { gitDir: mirror.dir, signal };
     if (!existsSync(mirror.dir)) {
       await mkdir(this.options.root, { recursive: true });
       await git(["init", "--quiet", "--bare", mirror.dir], "creating the mirror", { signal });
     }
-    const location = locate(url);
-    const source = location?.kind === "local" ? location.path : url;
     try {
       await git(
-        ["fetch", "--quiet", "--prune", "--no-tags", source, ...REFSPECS],
+        ["fetch", "--quiet", "--prune", "--no-tags", judged.source, ...REFSPECS],
         `git fetch ${url}`,
         options,
       );

@@ -1,7 +1,7 @@
 // GitHub-style webhook deliveries (`X-GitHub-Event: push | pull_request | ping`) read into what the
 // controller acts on: which repository, and for a pull request its number and whether it is open.
 import { isPlainObject } from "../../../sdk/shared/records";
-import { repositoryKey } from "./url";
+import { malformedUrl, repositoryKey } from "./url";
 
 export const HANDLED_EVENTS = ["push", "pull_request", "ping"] as const;
 export type HookEventName = (typeof HANDLED_EVENTS)[number];
@@ -31,17 +31,28 @@ export function parseHookEvent(name: string | undefined, body: unknown): HookEve
   if (event === "ping") return { event, repositories: [] };
   const repository = body.repository;
   if (!isPlainObject(repository)) return "the payload has no repository object";
+  const named = URL_FIELDS.flatMap((field) => {
+    const value = repository[field];
+    return typeof value === "string" ? [{ field, value }] : [];
+  });
   const repositories = [
     ...new Set(
-      URL_FIELDS.flatMap((field) => {
-        const value = repository[field];
-        const key = typeof value === "string" ? repositoryKey(value) : undefined;
+      named.flatMap(({ value }) => {
+        const key = repositoryKey(value);
         return key === undefined ? [] : [key];
       }),
     ),
   ];
   if (repositories.length === 0) {
-    return `repository names no URL: set one of repository.${URL_FIELDS.join(", repository.")}`;
+    // Fields no Service can name (GitHub's scp-style ssh_url) are skipped; a delivery naming nothing
+    // else is malformed, and says so about the field that cannot be read.
+    const malformed = named.flatMap(({ field, value }) => {
+      const problem = malformedUrl(value);
+      return problem === undefined ? [] : [`repository.${field} "${value}" ${problem}`];
+    });
+    return (
+      malformed[0] ?? `repository names no URL: set one of repository.${URL_FIELDS.join(", repository.")}`
+    );
   }
   if (event === "push") return { event, repositories };
   const number = body.number ?? (isPlainObject(body.pull_request) ? body.pull_request.number : undefined);
