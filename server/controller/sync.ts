@@ -1,5 +1,6 @@
 // One sync of one Service, in the shape of sample-controller's syncHandler: read the current state, create
-// what is missing, delete what the history limit no longer keeps, write status only when it differs.
+// what is missing, delete what the history limit no longer keeps, bring previews in line, then compute
+// status from what those writes left and write it only when it differs.
 import { isDeepStrictEqual } from "node:util";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
@@ -116,7 +117,9 @@ export class ServiceSync {
     // While the current generation cannot be minted, the last minted revision stays the latest.
     const latest = minting.ok ? minting.latest : this.statusRevision(service)?.metadata.name;
     const pinned = spec.liveRevision || undefined;
+    // The children first, in order (mint above, then prune, then previews); status is computed from them.
     this.pruneHistory(service, spec.revisionHistoryLimit, [latest, pinned]);
+    const previews = spec.source.git ? this.git?.reconcilePreviews(service, spec) : undefined;
 
     const status = serviceStatus({
       generation: service.metadata.generation ?? 1,
@@ -133,7 +136,7 @@ export class ServiceSync {
       resolvedTag: outcome.ok ? outcome.resolvedTag : this.lastResolvedTag(service, spec),
       build: builds?.build,
       lastBuild: builds?.lastBuild,
-      previews: spec.source.git ? this.git?.reconcilePreviews(service, spec) : undefined,
+      previews,
       previous: service.status,
       now: timestamp(),
     });
