@@ -66,7 +66,8 @@ async function startClients(url: string, count: number, mode: "read" | "stall"):
     output += chunk;
   });
   while (!output.includes("ready\n")) {
-    if (child.exitCode !== null) throw new Error(`the watch clients exited with ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the watch clients exited (${child.exitCode ?? child.signalCode}) before they were ready`);
     await sleep(50);
   }
   return {
@@ -146,6 +147,12 @@ async function stalledWatches(packageRoot: string): Promise<StalledFigures> {
 /** One round: a fresh server per row, the rows in order, then the stalled watches. */
 export async function measureWatches(packageRoot: string): Promise<WatchRound> {
   const fanOut: FanOutRow[] = [];
-  for (const watches of WATCH_COUNTS) fanOut.push(await createsWhileWatched(packageRoot, watches));
-  return { fanOut, stalled: await stalledWatches(packageRoot) };
+  for (const watches of WATCH_COUNTS) {
+    const row = await createsWhileWatched(packageRoot, watches);
+    console.error(`    ${watches} reading watches: ${row.createsPerSecond} creates/s`);
+    fanOut.push(row);
+  }
+  const stalled = await stalledWatches(packageRoot);
+  console.error(`    ${STALLED} stalled watches: RSS peak ${stalled.rssPeakMb} MB, ${stalled.closed} closed`);
+  return { fanOut, stalled };
 }
