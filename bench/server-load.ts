@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { Pool } from "undici";
 import { createClient } from "../sdk/client";
@@ -42,6 +43,8 @@ export interface ServerRound {
 
 export const OBJECTS = 10_000;
 export const CONCURRENCY = 16;
+/** How long a server may take to stop gracefully before the benchmark kills it (and says so). */
+const STOP_WAIT_MS = 10_000;
 const CHUNKS = 10;
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 const REVISION_SPEC = {
@@ -179,7 +182,12 @@ export async function stop(server: ServerProcess): Promise<void> {
   if (server.child.exitCode === null) {
     const exited = once(server.child, "exit");
     server.child.kill("SIGTERM");
-    await exited;
+    const stopped = await Promise.race([exited.then(() => true), sleep(STOP_WAIT_MS).then(() => false)]);
+    if (!stopped) {
+      console.error(`  the server did not stop within ${STOP_WAIT_MS / 1000} s of SIGTERM: killed`);
+      server.child.kill("SIGKILL");
+      await exited;
+    }
   }
   rmSync(server.dataDir, { recursive: true, force: true });
 }

@@ -129,6 +129,17 @@ describe("watch fan-out", () => {
     expect([...before, ...after].map((event) => event.object.metadata.name)).toEqual(names);
   }, 90_000);
 
+  it("stops on SIGTERM while a watch that does not read holds more than its socket takes", async () => {
+    const server = spawnServer();
+    const url = await server.url;
+    await stalledWatch(url);
+    // About 7 MB: more than the kernel's socket buffers take, less than the watch's own bound.
+    for (let i = 0; i < 8; i++) await createLarge(url, `large-${i}`);
+    const exited = new Promise<number | null>((resolve) => server.child.once("exit", resolve));
+    server.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 60_000);
+
   it("refuses watches past --max-watches with 429 and Retry-After, and takes one again when one ends", async () => {
     const server = spawnServer(["--max-watches", "3"]);
     const url = await server.url;
