@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventLines } from "../../server/routes/watch";
+import { EventLines } from "../../server/routes/watch/lines";
 import type { StoredObject } from "../../server/storage";
 import { call, manifest, pathOf } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
@@ -196,7 +196,7 @@ describe("watch fan-out", () => {
 });
 
 describe("EventLines", () => {
-  it("makes an object's redacted JSON once, whichever watch sends it", () => {
+  it("makes an object's line once per event type, whichever watch sends it", () => {
     const lines = new EventLines();
     const object = {
       apiVersion: "core.example.dev/v1alpha2",
@@ -204,9 +204,10 @@ describe("EventLines", () => {
       metadata: { name: "p", resourceVersion: "7" },
       spec: {},
     } as unknown as StoredObject;
-    const first = lines.encode("Proxy", { type: "ADDED", object }, undefined);
-    const second = lines.encode("Proxy", { type: "MODIFIED", object }, undefined);
-    expect(first[1]).toBe(second[1]);
-    expect(JSON.parse(Buffer.concat(second).toString())).toEqual({ type: "MODIFIED", object });
+    const added = lines.encode("Proxy", { type: "ADDED", object }, undefined);
+    expect(lines.encode("Proxy", { type: "ADDED", object }, undefined)).toBe(added);
+    const modified = lines.encode("Proxy", { type: "MODIFIED", object }, undefined);
+    expect(JSON.parse(modified.toString())).toEqual({ type: "MODIFIED", object });
+    expect(JSON.parse(added.toString())).toEqual({ type: "ADDED", object });
   });
 });

@@ -1,14 +1,14 @@
-import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { KindName } from "../../sdk/schema";
-import { ApiError } from "../errors";
-import { errorFields } from "../http/request-log";
-import type { ListOptions } from "../resources/list-options";
-import { redactObject } from "../resources/redaction";
-import { type TableOptions, tableOf } from "../resources/table";
-import { WatchHub, type WatchOutput, type WatchSink } from "../resources/watch";
-import type { ObjectStore, StoredObject } from "../storage";
-import { DEFAULT_WATCH_HISTORY, EventHistory } from "../storage/history";
+import type { KindName } from "../../../sdk/schema";
+import { ApiError } from "../../errors";
+import { errorFields } from "../../http/request-log";
+import type { ListOptions } from "../../resources/list-options";
+import type { TableOptions } from "../../resources/table";
+import { WatchHub, type WatchOutput, type WatchSink } from "../../resources/watch";
+import type { ObjectStore } from "../../storage";
+import { DEFAULT_WATCH_HISTORY, EventHistory } from "../../storage/history";
+import { EventLines } from "./lines";
+import { FlushScheduler, WatchStream } from "./stream";
 
 export interface WatchSettings {
   /** How often a watch that allows bookmarks gets one. */
@@ -21,6 +21,8 @@ export interface WatchSettings {
   maxBufferedEvents: number;
   /** How long a watch that fell behind has to take what it was sent before its connection is cut. */
   slowClientGraceMs: number;
+  /** Under a stream of events, how long lines wait so that each write to a watch carries several. */
+  flushIntervalMs: number;
   /** Open watches past which a new one is refused with 429 and Retry-After. */
   maxWatches: number;
   /** The bound of a watch without `timeoutSeconds`, in ms. */
@@ -37,6 +39,7 @@ export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
   maxBufferedBytes: 16 * 1024 * 1024,
   maxBufferedEvents: 1_000,
   slowClientGraceMs: 5_000,
+  flushIntervalMs: 20,
   maxWatches: 4_096,
   defaultTimeoutMs: () => Math.round(1_800_000 * (1 + Math.random())),
 };
@@ -56,7 +59,7 @@ export function serveWatch(
   options: ListOptions,
   table: TableOptions | undefined,
 ): FastifyReply {
-  const { hub, settings, lines } = watches;
+  const { hub, settings, lines, scheduler } = watches;
   if (hub.size >= settings.maxWatches) {
     throw new ApiError(
       "TooManyRequests",
@@ -71,7 +74,7 @@ export function serveWatch(
     for (const timer of timers) clearTimeout(timer);
   };
   const encode = (event: WatchOutput) => lines.encode(kind, event, table);
-  const stream = new WatchStream(encode, () => reply.raw.flushHeaders(), release);
+  const stream = new WatchStream(encode, scheduler, () => reply.raw.flushHeaders(), release);
   let behindSince: number | undefined;
   const fallBehind = () => {
     behindSince = Date.now();
@@ -95,14 +98,13 @@ export function serveWatch(
     send: (event) => {
       if (behindSince !== undefined) return;
       const line = encode(event);
-      const bytes = line.reduce((sum, chunk) => sum + chunk.length, 0);
       if (
         stream.queuedEvents + 1 > settings.maxBufferedEvents ||
-        stream.queuedBytes + bytes > settings.maxBufferedBytes
+        stream.queuedBytes + line.length > settings.maxBufferedBytes
       ) {
         fallBehind();
       } else {
-        stream.enqueue(line, bytes);
+        stream.enqueue(line);
       }
     },
     sendBacklog: (events) => stream.backlog(events),
@@ -149,138 +151,6 @@ export function serveWatch(
   return reply.code(200).type("application/json").header("Cache-Control", "no-cache, private").send(stream);
 }
 
-const LINE_END = Buffer.from("}\n");
-const PREFIXES = Object.fromEntries(
-  (["ADDED", "MODIFIED", "DELETED"] as const).map((type) => [
-    type,
-    Buffer.from(`{"type":"${type}","object":`),
-  ]),
-) as Record<Exclude<WatchOutput["type"], "BOOKMARK">, Buffer>;
-
-/**
- * The lines of watch events. An object's redacted JSON is made once and shared by every watch that sends
- * it (stored objects are never mutated, so it is keyed by the object itself and goes with it); bookmarks and
- * Tables, which differ per watch, are encoded for each.
- */
-export class EventLines {
-  private readonly objects = new WeakMap<StoredObject, Buffer>();
-
-  encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer[] {
-    const { type, object } = event;
-    if (type === "BOOKMARK") return [Buffer.from(`${JSON.stringify(bookmarkOf(kind, object, table))}\n`)];
-    if (table !== undefined) {
-      const { resourceVersion } = object.metadata;
-      const row = { type, object: tableOf(kind, [object], table, { resourceVersion }) };
-      return [Buffer.from(`${JSON.stringify(row)}\n`)];
-    }
-    let json = this.objects.get(object);
-    if (json === undefined) {
-      json = Buffer.from(JSON.stringify(redactObject(object)));
-      this.objects.set(object, json);
-    }
-    return [PREFIXES[type], json, LINE_END];
-  }
-}
-
-function bookmarkOf(kind: KindName, object: StoredObject, table: TableOptions | undefined): unknown {
-  if (table === undefined) return { type: "BOOKMARK", object };
-  const { resourceVersion } = object.metadata;
-  const empty = { ...tableOf(kind, [], table, { resourceVersion }), columnDefinitions: [] };
-  return { type: "BOOKMARK", object: empty };
-}
-
-/**
- * The body of a watch: the events it starts with, encoded as the client takes them, then a queue of event
- * lines counted in events and bytes, that goes out as fast as the client reads (Node's stream buffers in
- * front of the socket stay at their high-water mark; what is beyond waits here, where it is counted).
- * Fastify pipes it into the response; its first read means the headers are set, and they are flushed then,
- * so a client sees 200 before the first event. Destroying it (the client went away, fastify destroys the
- * body) releases the watch.
- */
-class WatchStream extends Readable {
-  private initial: readonly WatchOutput[] = [];
-  private initialAt = 0;
-  private readonly queue: { chunks: Buffer[]; bytes: number }[] = [];
-  private started = false;
-  private wanted = false;
-  private ending = false;
-  queuedBytes = 0;
-
-  constructor(
-    private readonly encode: (event: WatchOutput) => Buffer[],
-    private readonly onStart: () => void,
-    private readonly onDestroy: () => void,
-  ) {
-    super();
-  }
-
-  /** Live events waiting for the client (the initial ones are not counted). */
-  get queuedEvents(): number {
-    return this.queue.length;
-  }
-
-  backlog(events: readonly WatchOutput[]): void {
-    this.initial = events;
-    this.initialAt = 0;
-    if (this.wanted) this.drain();
-  }
-
-  enqueue(chunks: Buffer[], bytes: number): void {
-    if (this.ending) return;
-    this.queue.push({ chunks, bytes });
-    this.queuedBytes += bytes;
-    if (this.wanted) this.drain();
-  }
-
-  /** Ends the body once what is queued has gone out. */
-  endAfterQueue(): void {
-    this.ending = true;
-    if (this.wanted) this.drain();
-  }
-
-  override _read(): void {
-    if (!this.started) {
-      this.started = true;
-      this.onStart();
-    }
-    this.wanted = true;
-    this.drain();
-  }
-
-  private drain(): void {
-    while (this.wanted) {
-      const chunks = this.next();
-      if (chunks === undefined) {
-        if (this.ending) {
-          this.wanted = false;
-          this.push(null);
-        }
-        return;
-      }
-      for (const chunk of chunks) this.wanted = this.push(chunk);
-    }
-  }
-
-  private next(): Buffer[] | undefined {
-    const event = this.initial[this.initialAt];
-    if (event !== undefined) {
-      this.initialAt++;
-      return this.encode(event);
-    }
-    const line = this.queue.shift();
-    if (line !== undefined) this.queuedBytes -= line.bytes;
-    return line?.chunks;
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.initial = [];
-    this.queue.length = 0;
-    this.queuedBytes = 0;
-    this.onDestroy();
-    callback(error);
-  }
-}
-
 const HUBS = new WeakMap<ObjectStore, Set<WatchHub>>();
 
 /** How many watches are open on `store` (tests check that a client going away frees its watch). */
@@ -295,11 +165,12 @@ export interface WatchOptions extends WatchSettings {
   historySize: number;
 }
 
-/** The watch support of one app: the event history of its store, its open watches, their encoder. */
+/** The watch support of one app: the event history of its store, its open watches, how lines leave. */
 export interface Watches {
   hub: WatchHub;
   settings: WatchSettings;
   lines: EventLines;
+  scheduler: FlushScheduler;
 }
 
 /**
@@ -325,6 +196,7 @@ export function openWatches(
     history.close();
     hubs.delete(hub);
   });
-  const { historySize: _size, ...settings } = options;
-  return { hub, settings: { ...DEFAULT_WATCH_SETTINGS, ...settings }, lines: new EventLines() };
+  const { historySize: _size, ...given } = options;
+  const settings = { ...DEFAULT_WATCH_SETTINGS, ...given };
+  return { hub, settings, lines: new EventLines(), scheduler: new FlushScheduler(settings.flushIntervalMs) };
 }

@@ -1,0 +1,41 @@
+import type { KindName } from "../../../sdk/schema";
+import { redactObject } from "../../resources/redaction";
+import { type TableOptions, tableOf } from "../../resources/table";
+import type { WatchOutput } from "../../resources/watch";
+import type { StoredObject } from "../../storage";
+
+type ObjectEventType = Exclude<WatchOutput["type"], "BOOKMARK">;
+
+/**
+ * The lines of watch events (`{"type":…,"object":…}\n`). An object's line is made once, redacted, and shared
+ * by every watch that sends it with that type: stored objects are never mutated, so the line is keyed by the
+ * object itself and goes when it goes. Bookmarks and Tables, which differ per watch, are made for each.
+ */
+export class EventLines {
+  private readonly objects = new WeakMap<StoredObject, Partial<Record<ObjectEventType, Buffer>>>();
+
+  encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer {
+    const { type, object } = event;
+    if (type === "BOOKMARK") return lineOf({ type, object: bookmarkObject(kind, object, table) });
+    const { resourceVersion } = object.metadata;
+    if (table !== undefined)
+      return lineOf({ type, object: tableOf(kind, [object], table, { resourceVersion }) });
+    let lines = this.objects.get(object);
+    if (lines === undefined) {
+      lines = {};
+      this.objects.set(object, lines);
+    }
+    lines[type] ??= lineOf({ type, object: redactObject(object) });
+    return lines[type];
+  }
+}
+
+function lineOf(event: { type: WatchOutput["type"]; object: unknown }): Buffer {
+  return Buffer.from(`${JSON.stringify(event)}\n`);
+}
+
+function bookmarkObject(kind: KindName, object: StoredObject, table: TableOptions | undefined): unknown {
+  if (table === undefined) return object;
+  const { resourceVersion } = object.metadata;
+  return { ...tableOf(kind, [], table, { resourceVersion }), columnDefinitions: [] };
+}
