@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { COPIES, measurePatchBlocking, type PatchRound } from "./patch-blocking";
 import type { Variant } from "./programs";
 import { OPERATIONS, type Operation, openStack, type StackOptions, type Timings } from "./pulumi-runs";
 import {
@@ -18,7 +19,7 @@ import {
 import { median, round, table } from "./stats";
 
 const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
-                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server]
+                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|event-loop]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)`;
 
@@ -47,8 +48,10 @@ function options() {
     return value;
   };
   const grace = values["proxy-deletion-grace-ms"];
-  if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
-    throw new Error(`--only: "${values.only}" is neither pulumi nor server`);
+  const parts = ["pulumi", "server", "event-loop"] as const;
+  type Part = (typeof parts)[number];
+  if (values.only !== undefined && !parts.includes(values.only as Part))
+    throw new Error(`--only: "${values.only}" is none of ${parts.join(", ")}`);
   // Each operation needs the ones before it (an update needs the stack up), so a round runs a prefix.
   const last = OPERATIONS.indexOf(values.through as Operation);
   if (last === -1) throw new Error(`--through: "${values.through}" is none of ${OPERATIONS.join(", ")}`);
@@ -58,7 +61,7 @@ function options() {
     reps: positive("reps", values.reps),
     out: values.out,
     proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
-    only: values.only as "pulumi" | "server" | undefined,
+    only: values.only as Part | undefined,
     packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
   };
 }
@@ -240,6 +243,28 @@ function printServer(figures: ServerFigures): void {
   );
 }
 
+function printPatchBlocking(rounds: readonly PatchRound[]): void {
+  console.log(
+    `\nOne JSON patch of ${COPIES} doubling copies (dryRun=All), one at a time; the server's event-loop delay ` +
+      "while it ran, and the longest /healthz wait meanwhile (ms)",
+  );
+  console.log(
+    table([
+      ["patch", "status", "answer bytes", "time", "loop p50", "loop p99", "loop max", "/healthz max"],
+      ...rounds.map((run, index) => [
+        index + 1,
+        run.status,
+        run.answerBytes,
+        run.ms,
+        run.loop.p50Ms,
+        run.loop.p99Ms,
+        run.loop.maxMs,
+        run.healthzMaxMs,
+      ]),
+    ]),
+  );
+}
+
 async function main(): Promise<void> {
   let opts: ReturnType<typeof options>;
   try {
@@ -254,17 +279,23 @@ async function main(): Promise<void> {
     packageRoot: opts.packageRoot,
   };
   console.error(`benchmarking ${opts.packageRoot}`);
-  if (opts.only !== "server") {
+  if (opts.only === undefined || opts.only === "pulumi") {
     console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions`);
     const figures = await benchPulumi(opts);
     results.pulumi = figures;
     printPulumi(figures);
   }
-  if (opts.only !== "pulumi") {
+  if (opts.only === undefined || opts.only === "server") {
     console.error("API server load");
     const figures = await benchServer(opts);
     results.server = figures;
     printServer(figures);
+  }
+  if (opts.only === undefined || opts.only === "event-loop") {
+    console.error("event loop under issue 22's doubling JSON patch");
+    const rounds = await measurePatchBlocking(opts.packageRoot, opts.reps);
+    results.patchBlocking = rounds;
+    printPatchBlocking(rounds);
   }
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nEvery figure: ${path.resolve(opts.out)}`);
