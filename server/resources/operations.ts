@@ -8,6 +8,7 @@ import {
   applyObject,
   managedFieldsAfterUpdate,
   sentManagedFields,
+  UNKNOWN_MANAGER,
   withManagedFields,
 } from "./apply";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
@@ -99,7 +100,12 @@ export class ResourceOperations {
    * `manager` is the field manager the write is recorded under (managedFields). `dryRun`: admitted and
    * answered as created, but not stored (see dry-run.ts).
    */
-  create(body: unknown, fieldValidation: FieldValidation, manager = "", dryRun = false): Written {
+  create(
+    body: unknown,
+    fieldValidation: FieldValidation,
+    manager = UNKNOWN_MANAGER,
+    dryRun = false,
+  ): Written {
     this.checkSize(body);
     const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
     const owned = this.owned(undefined, object, manager, body);
@@ -118,7 +124,7 @@ export class ResourceOperations {
     name: string,
     body: unknown,
     fieldValidation: FieldValidation,
-    manager = "",
+    manager = UNKNOWN_MANAGER,
     dryRun = false,
   ): Written {
     this.checkSize(body);
@@ -147,7 +153,7 @@ export class ResourceOperations {
     type: PatchType,
     patch: unknown,
     fieldValidation: FieldValidation,
-    manager = "",
+    manager = UNKNOWN_MANAGER,
     dryRun = false,
   ): Written {
     const existing = this.require(name);
