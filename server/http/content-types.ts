@@ -138,7 +138,10 @@ export function depthOf(value: unknown): number {
     if (typeof node !== "object" || node === null) continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
-    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1 });
+    // Only containers go on the stack: an array of a million numbers costs no allocation per number.
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push({ node: child, depth: depth + 1 });
+    }
   }
   return deepest;
 }
