@@ -245,14 +245,15 @@ function printServer(figures: ServerFigures): void {
 
 function printPatchBlocking(rounds: readonly PatchRound[]): void {
   console.log(
-    `\nOne JSON patch of ${COPIES} doubling copies (dryRun=All), one at a time; the server's event-loop delay ` +
-      "while it ran, and the longest /healthz wait meanwhile (ms)",
+    `\nHostile requests one at a time (a JSON patch of ${COPIES} doubling copies, dryRun=All; a 1 MiB body of ` +
+      "numbers with a duplicate key): the server's event-loop delay while each ran, and the longest /healthz " +
+      "wait meanwhile (ms)",
   );
   console.log(
     table([
-      ["patch", "status", "answer bytes", "time", "loop p50", "loop p99", "loop max", "/healthz max"],
-      ...rounds.map((run, index) => [
-        index + 1,
+      ["request", "status", "answer bytes", "time", "loop p50", "loop p99", "loop max", "/healthz max"],
+      ...rounds.map((run) => [
+        run.request,
         run.status,
         run.answerBytes,
         run.ms,

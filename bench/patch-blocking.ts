@@ -1,8 +1,10 @@
-// How long one hostile request holds the API server's event loop: issue 22's JSON patch, whose `copy`
-// operations double a 1,000-character seed each time (17 of them, `dryRun=All`), sent to
-// `dist/server/main.js` as a child process with event-loop-probe.ts preloaded. While each patch runs, a
-// second connection asks /healthz every 10 ms. Reports per patch its status, answer size and time, the
-// longest /healthz wait, and the server's event-loop delay (p50, p99, max) over the patch.
+// How long one hostile request holds the API server's event loop, sent to `dist/server/main.js` as a child
+// process with event-loop-probe.ts preloaded: issue 22's JSON patch, whose `copy` operations double a
+// 1,000-character seed each time (17 of them, `dryRun=All`), and a create whose body is just under 1 MiB
+// (the body limit before the size limit) of numbers with a duplicate key, which the strict-JSON scan reads
+// token by token. While each request runs, a second connection asks /healthz every 10 ms. Reports per
+// request its status, answer size and time, the longest /healthz wait, and the server's event-loop delay
+// (p50, p99, max) over the request.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
@@ -16,6 +18,7 @@ const SEED_LENGTH = 1000;
 const HEALTH_INTERVAL_MS = 10;
 
 export interface PatchRound {
+  request: string;
   status: number;
   answerBytes: number;
   ms: number;
@@ -71,7 +74,14 @@ function probe(child: ChildProcess, command: "reset" | "report"): Promise<LoopDe
   return reply;
 }
 
-/** `reps` patches against one fresh server of the package at `packageRoot` (built). */
+/** A create of about 1 MiB: half a million numbers under `spec.x`, then `spec` again (a duplicate key). */
+function bodyOfNumbers(name: string): string {
+  const numbers = Math.floor((1024 * 1024 - 200) / 2);
+  const head = `{"apiVersion":"${KINDS.Proxy.apiVersion}","kind":"Proxy","metadata":{"name":"${name}"}`;
+  return `${head},"spec":{"x":[${"0,".repeat(numbers - 1)}0]},"spec":{}}`;
+}
+
+/** `reps` rounds of each hostile request against one fresh server of the package at `packageRoot` (built). */
 export async function measurePatchBlocking(packageRoot: string, reps: number): Promise<PatchRound[]> {
   const { child, url } = spawnProbed(packageRoot);
   const base = await url;
@@ -95,36 +105,41 @@ export async function measurePatchBlocking(packageRoot: string, reps: number): P
       if (status >= 300) throw new Error(`${method} ${url}: ${status} ${text}`);
     }
     const rounds: PatchRound[] = [];
+    const hostile = [
+      {
+        name: "copy patch",
+        send: () =>
+          send(api, "PATCH", `${PROXY}/p1?dryRun=All`, doublingPatch(COPIES), "application/json-patch+json"),
+      },
+      { name: "1 MiB of numbers", send: (rep: number) => send(api, "POST", PROXY, bodyOfNumbers(`n${rep}`)) },
+    ];
     for (let rep = 0; rep < reps; rep++) {
-      await probe(child, "reset");
-      let healthzMaxMs = 0;
-      let patching = true;
-      const probing = (async () => {
-        while (patching) {
-          const begun = performance.now();
-          await send(health, "GET", "/healthz");
-          healthzMaxMs = Math.max(healthzMaxMs, performance.now() - begun);
-          await new Promise((resolve) => setTimeout(resolve, HEALTH_INTERVAL_MS));
-        }
-      })();
-      const begun = performance.now();
-      const { status, text } = await send(
-        api,
-        "PATCH",
-        `${PROXY}/p1?dryRun=All`,
-        doublingPatch(COPIES),
-        "application/json-patch+json",
-      );
-      const ms = performance.now() - begun;
-      patching = false;
-      await probing;
-      rounds.push({
-        status,
-        answerBytes: Buffer.byteLength(text),
-        ms: round(ms, 1),
-        healthzMaxMs: round(healthzMaxMs, 1),
-        loop: await probe(child, "report"),
-      });
+      for (const request of hostile) {
+        await probe(child, "reset");
+        let healthzMaxMs = 0;
+        let running = true;
+        const probing = (async () => {
+          while (running) {
+            const begun = performance.now();
+            await send(health, "GET", "/healthz");
+            healthzMaxMs = Math.max(healthzMaxMs, performance.now() - begun);
+            await new Promise((resolve) => setTimeout(resolve, HEALTH_INTERVAL_MS));
+          }
+        })();
+        const begun = performance.now();
+        const { status, text } = await request.send(rep);
+        const ms = performance.now() - begun;
+        running = false;
+        await probing;
+        rounds.push({
+          request: request.name,
+          status,
+          answerBytes: Buffer.byteLength(text),
+          ms: round(ms, 1),
+          healthzMaxMs: round(healthzMaxMs, 1),
+          loop: await probe(child, "report"),
+        });
+      }
     }
     return rounds;
   } finally {
