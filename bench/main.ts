@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { COPIES, measurePatchBlocking, type PatchRound } from "./patch-blocking";
 import type { Variant } from "./programs";
 import { OPERATIONS, type Operation, openStack, type StackOptions, type Timings } from "./pulumi-runs";
 import {
@@ -19,11 +20,11 @@ import { median, round, table } from "./stats";
 import { measureWatches, WATCH_COUNTS, type WatchRound } from "./watch-load";
 
 const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
-                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch]
+                        [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch|event-loop]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)`;
 
-const SECTIONS = ["pulumi", "server", "watch"] as const;
+const SECTIONS = ["pulumi", "server", "watch", "event-loop"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function options() {
@@ -294,6 +295,29 @@ function printWatches(figures: WatchFigures): void {
   }
 }
 
+function printPatchBlocking(rounds: readonly PatchRound[]): void {
+  console.log(
+    `\nHostile requests one at a time (a JSON patch of ${COPIES} doubling copies, dryRun=All; a 1 MiB body of ` +
+      "numbers with a duplicate key): the server's event-loop delay while each ran, and the longest /healthz " +
+      "wait meanwhile (ms)",
+  );
+  console.log(
+    table([
+      ["request", "status", "answer bytes", "time", "loop p50", "loop p99", "loop max", "/healthz max"],
+      ...rounds.map((run) => [
+        run.request,
+        run.status,
+        run.answerBytes,
+        run.ms,
+        run.loop.p50Ms,
+        run.loop.p99Ms,
+        run.loop.maxMs,
+        run.healthzMaxMs,
+      ]),
+    ]),
+  );
+}
+
 async function main(): Promise<void> {
   let opts: ReturnType<typeof options>;
   try {
@@ -326,6 +350,12 @@ async function main(): Promise<void> {
     const figures = await benchWatches(opts);
     results.watch = figures;
     printWatches(figures);
+  }
+  if (runs("event-loop")) {
+    console.error("event loop under issue 22's doubling JSON patch");
+    const rounds = await measurePatchBlocking(opts.packageRoot, opts.reps);
+    results.patchBlocking = rounds;
+    printPatchBlocking(rounds);
   }
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nEvery figure: ${path.resolve(opts.out)}`);

@@ -10,7 +10,7 @@ export const FIELD_MANAGER = "pulumi-exampledev";
 
 /** One field another manager owns, from a 409's `FieldManagerConflict` cause. */
 export interface FieldConflict {
-  /** The manager as the server names it: `kubectl`, or `""` for writes that named none. */
+  /** The manager as the server names it: `kubectl`, or `unknown` (`""` before) for writes that named none. */
   manager: string;
   /** `.spec.shutdown.drainTimeout`, as the server gives it. */
   field: string;
@@ -32,12 +32,16 @@ export function fieldConflicts(error: unknown): FieldConflict[] | undefined {
 /**
  * Whether the provider itself wrote the fields `manager` owns, so that an apply may take them over without
  * asking: its own POSTs and PUTs (`Update` entries of FIELD_MANAGER, when the setting was off), and, until the
- * object has an `Apply` entry of FIELD_MANAGER, the writes of provider versions that named no manager (`""`).
+ * object has an `Apply` entry of FIELD_MANAGER, the writes of provider versions that named no manager: the
+ * server records those as `unknown` (as `""` before it named them).
  */
 export function isOwnManager(manager: string, object: { metadata: ObjectMeta }): boolean {
   if (manager === FIELD_MANAGER) return true;
-  return manager === "" && !hasOwnApplyEntry(object);
+  return UNNAMED_MANAGERS.has(manager) && !hasOwnApplyEntry(object);
 }
+
+/** How the server records a write that named no manager and sent no User-Agent: now, and before. */
+const UNNAMED_MANAGERS: ReadonlySet<string> = new Set(["unknown", ""]);
 
 function hasOwnApplyEntry(object: { metadata: ObjectMeta }): boolean {
   return (object.metadata.managedFields ?? []).some(

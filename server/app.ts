@@ -8,6 +8,7 @@ import { errorHandling } from "./http/errors";
 import { redaction } from "./http/redaction";
 import { RequestLogController } from "./http/request-log";
 import { strictJson } from "./http/strict-json";
+import { bodyLimitFor, DEFAULT_MAX_OBJECT_BYTES } from "./resources/object-size";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
 import { type GitHookReceiver, hookRoutes } from "./routes/hooks";
@@ -15,9 +16,6 @@ import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
 import { openWatches, type WatchOptions } from "./routes/watch";
 import type { ObjectStore } from "./storage";
-
-/** Request bodies above this are refused with 413 before they are parsed. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppOptions {
   store: ObjectStore;
@@ -27,10 +25,18 @@ export interface AppOptions {
   watch?: Partial<WatchOptions>;
   /** Where `POST /hooks/git` deliveries go; without it the route is not served. */
   gitHooks?: GitHookReceiver;
+  /**
+   * The largest object a write may store, in bytes of JSON (default 1.5 MiB, etcd's); larger is 413.
+   * Request bodies over twice this are refused before they are read.
+   */
+  maxObjectBytes?: number;
 }
 
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
-export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, token, watch, gitHooks }) => {
+export const app: FastifyPluginAsync<AppOptions> = async (
+  fastify,
+  { store, token, watch, gitHooks, maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES },
+) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
   await fastify.register(authentication, { token });
@@ -43,7 +49,9 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, { store, toke
   await fastify.register(openApiRoutes);
   if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks });
   const watches = openWatches(fastify, store, watch);
-  for (const kind of KIND_NAMES) await fastify.register(resourceRoutes, { kind, store, watches });
+  for (const kind of KIND_NAMES) {
+    await fastify.register(resourceRoutes, { kind, store, watches, maxObjectBytes });
+  }
 };
 
 /** Where log lines go: a pino destination (anything with `write`). */
@@ -59,7 +67,7 @@ export interface BuildAppOptions extends AppOptions {
 
 export function buildApp({ logLevel = "info", logStream, ...options }: BuildAppOptions): FastifyInstance {
   const fastify = Fastify({
-    bodyLimit: MAX_BODY_BYTES,
+    bodyLimit: bodyLimitFor(options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
     exposeHeadRoutes: false,
     // Object names are DNS-1123 subdomains of up to 253 characters; fastify's default cap is 100.
     routerOptions: { maxParamLength: 253 },

@@ -13,8 +13,8 @@ export {
   type BuildAppOptions,
   buildApp,
   type LogDestination,
-  MAX_BODY_BYTES,
 } from "./app";
+export { DEFAULT_MAX_OBJECT_BYTES } from "./resources/object-size";
 export type {
   ObjectMeta,
   ObjectStore,
@@ -65,6 +65,12 @@ export interface ServerOptions {
    * `maxCloneBytes` (default 1 GiB). Mirrors live in `<data dir>/git`, or a temp dir for memory storage.
    */
   git?: Omit<GitOptions, "dir" | "credentials">;
+  /**
+   * The largest object a write may store, in bytes of JSON (`--max-object-size`; default 1.5 MiB, etcd's
+   * default). Creates, replaces, patches and applies, dry run or not, over it are 413; request bodies over
+   * twice it are refused before they are read.
+   */
+  maxObjectBytes?: number;
 }
 
 export interface RunningServer {
@@ -95,6 +101,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     watch: options.watch,
     logLevel: options.logLevel,
     logStream: options.logStream,
+    ...(options.maxObjectBytes !== undefined && { maxObjectBytes: options.maxObjectBytes }),
     // Deliveries arrive only once the server listens, after the controller below exists.
     gitHooks: { receive: (event) => controller.git.receive(event) },
   });

@@ -2,18 +2,21 @@ import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
 import { parseDuration } from "../sdk/schema";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "./controller";
-import { DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
+import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
 import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                          [--token <token>] [--egress-gateways default,...] [--log-level info]
                          [--proxy-deletion-grace 1s] [--credentials <file>] [--tag-poll-interval 30s]
-                         [--max-watches 4096]
+                         [--max-object-size 1.5Mi] [--max-watches 4096]
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
 The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
 it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
 --max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
+--max-object-size (a size such as 1.5Mi, 512Ki or 2000000; default 1.5Mi, etcd's) bounds an object as
+JSON: a create, replace, patch or apply, dry run or not, that would store more is refused (413), a JSON
+patch stops as soon as its copies exceed it, and a request body over twice it is refused unread.
 Git sources: [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands] [--build-timeout 10m]
 [--git-max-clone-size 1Gi]. --git-allow lists URL prefixes the server may fetch (default: local paths,
 file:// and http(s)/git on loopback hosts); local paths and file:// URLs are compared by real path
@@ -46,6 +49,7 @@ function parseOptions(args: string[]) {
       "build-timeout": { type: "string" },
       "git-max-clone-size": { type: "string" },
       "max-watches": { type: "string" },
+      "max-object-size": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -77,6 +81,8 @@ function parseOptions(args: string[]) {
   if (!Number.isSafeInteger(maxWatches) || maxWatches < 1)
     fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
   const git = gitOptions(values);
+  const maxObjectBytes = size("max-object-size", values["max-object-size"], DEFAULT_MAX_OBJECT_BYTES);
+  if (maxObjectBytes < 1) fail("--max-object-size: give a size of at least 1 byte, such as 1.5Mi");
   return {
     port,
     host: values.host,
@@ -92,10 +98,19 @@ function parseOptions(args: string[]) {
     ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
     watch: { maxWatches },
     git,
+    maxObjectBytes,
   };
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** A size flag: bytes, or a number with a binary unit (`512Ki`, `1.5Mi`, `2Gi`), whole bytes. */
+function size(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|)$/.exec(text);
+  if (!match) fail(`--${flag}: "${text}" is not a size such as 1.5Mi, 512Ki or 2Gi`);
+  return Math.floor(Number(match[1]) * (SIZE_UNITS[match[2] ?? ""] ?? 1));
+}
 
 function gitOptions(values: {
   "git-allow"?: string;
@@ -110,10 +125,6 @@ function gitOptions(values: {
       fail(`--${flag}: "${text}" is not a duration such as 30s, 10m${positive ? "" : " or 0 (off)"}`);
     return ms;
   };
-  const sizeText = values["git-max-clone-size"];
-  const size = sizeText === undefined ? undefined : /^(\d+)(Ki|Mi|Gi|)$/.exec(sizeText);
-  if (sizeText !== undefined && !size)
-    fail(`--git-max-clone-size: "${sizeText}" is not a size such as 512Mi or 2Gi`);
   const allow = values["git-allow"]
     ?.split(",")
     .map((prefix) => prefix.trim())
@@ -129,7 +140,7 @@ function gitOptions(values: {
     ),
     buildCommands: values["build-commands"] ?? false,
     buildTimeoutMs: duration("build-timeout", values["build-timeout"], GIT_DEFAULTS.buildTimeoutMs, true),
-    maxCloneBytes: size ? Number(size[1]) * (SIZE_UNITS[size[2] ?? ""] ?? 1) : GIT_DEFAULTS.maxCloneBytes,
+    maxCloneBytes: size("git-max-clone-size", values["git-max-clone-size"], GIT_DEFAULTS.maxCloneBytes),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   digestFormat,
   dns1123Name,
   durationFormat,
+  keyDataBase64,
   otelEndpointUrl,
   quantityFormat,
   repoFormat,
@@ -33,6 +34,7 @@ export const TagSchema = formattedString(tagFormat);
 export const ObjectNameRefSchema = formattedString(dns1123Name);
 export const HttpUrlSchema = formattedString(otelEndpointUrl);
 export const QuantitySchema = formattedString(quantityFormat);
+export const Base64Schema = formattedString(keyDataBase64);
 export const PortSchema = z.int32().refine(backendPortRange.accepts, checkedBy(backendPortRange));
 export const RevisionCountSchema = z
   .int32()

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MANAGED_PROVIDER } from "./enums";
-import { DurationSchema, HttpUrlSchema, StringMapSchema } from "./field-types";
+import { Base64Schema, DurationSchema, HttpUrlSchema, StringMapSchema } from "./field-types";
 import { objectType } from "./meta";
 import { drainMinimum } from "./rules/drain";
 import { otelCollectorUnmanagedOnly, thirdPartySinksCloudOnly } from "./rules/telemetry";
@@ -40,7 +40,7 @@ export const LocalObjectReferenceSchema = objectType("LocalObjectReference", {
 export const APIKeySchema = objectType("APIKey", {
   key: z.string().optional(),
   /** The base64-encoded API key. */
-  keyData: z.string().optional(),
+  keyData: Base64Schema.optional(),
 });
 
 export const OpenTelemetrySinkSchema = objectType("OpenTelemetrySink", {

@@ -8,9 +8,17 @@ import { ApiError, badRequest } from "../errors";
 import { isRecord } from "../records";
 import { type ApplyOptions, fieldManagerOf, parseForce } from "../resources/apply";
 import { onlyParameters, type Query, single } from "../routes/query";
-import { depthOf, MAX_BODY_DEPTH, mediaTypeOf, tooDeep } from "./content-types";
+import {
+  depthOf,
+  jsonBodyParser,
+  MAX_BODY_DEPTH,
+  mediaTypeOf,
+  prototypeKeyPath,
+  prototypeKeyRefused,
+  tooDeep,
+} from "./content-types";
 import { shared } from "./shared";
-import { decodeUtf8, recordJsonDiagnostics } from "./strict-json";
+import { decodeUtf8 } from "./strict-json";
 
 /** Server-side apply's media type; the body is YAML or JSON (kubectl sends JSON). */
 export const APPLY_PATCH_TYPE = "application/apply-patch+yaml";
@@ -25,29 +33,12 @@ export const APPLY_PARAMETERS = ["fieldValidation", "fieldManager", "force", "dr
  * nesting bounded, `__proto__` and `constructor.prototype` refused, no number JSON cannot carry.
  */
 export const applyPatchBodies = shared(async (fastify) => {
-  const parseJson = fastify.getDefaultJsonParser("error", "error") as (
-    request: FastifyRequest,
-    body: string,
-    done: (error: Error | null, value?: unknown) => void,
-  ) => void;
+  const parseJson = jsonBodyParser(fastify);
   fastify.addContentTypeParser(APPLY_PATCH_TYPE, { parseAs: "buffer" }, (request, body, done) => {
-    let text: string;
     try {
-      text = decodeUtf8(body as Buffer);
-      if (/^\s*\{/.test(text)) {
-        parseJson(request, text, (error, value) => {
-          if (error) return done(error, undefined);
-          if (depthOf(value) > MAX_BODY_DEPTH) return done(tooDeep(), undefined);
-          try {
-            recordJsonDiagnostics(request, text);
-          } catch (scanError) {
-            return done(scanError instanceof RangeError ? tooDeep() : (scanError as Error), undefined);
-          }
-          done(null, value);
-        });
-        return;
-      }
-      done(null, parseYaml(text));
+      const text = decodeUtf8(body as Buffer);
+      if (/^\s*\{/.test(text)) parseJson(request, text, done);
+      else done(null, parseYaml(text));
     } catch (error) {
       done(error instanceof RangeError ? tooDeep() : (error as Error), undefined);
     }
@@ -64,6 +55,8 @@ export function parseYaml(text: string): unknown {
     );
   }
   const [document] = documents;
+  // yaml reports the stack overflow of a document nested too deep for it to compose as this code.
+  if (document?.errors.some((error) => error.code === "RESOURCE_EXHAUSTION")) throw tooDeep();
   const problem = document?.errors[0];
   if (document === undefined || problem !== undefined) {
     const where = problem?.message.split("\n")[0]?.replace(/:$/, "");
@@ -76,12 +69,14 @@ export function parseYaml(text: string): unknown {
     throw badRequest(`error decoding YAML: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (depthOf(value) > MAX_BODY_DEPTH) throw tooDeep();
-  checkValues(value, "");
+  const prototypeKey = prototypeKeyPath(value);
+  if (prototypeKey !== undefined) throw prototypeKeyRefused(prototypeKey);
+  checkFinite(value, "");
   return value;
 }
 
-/** What JSON.parse's guards refuse, and values JSON cannot carry (`.inf`, `.nan`, `1e400`). */
-function checkValues(value: unknown, path: string): void {
+/** Values JSON cannot carry (`.inf`, `.nan`, `1e400`). */
+function checkFinite(value: unknown, path: string): void {
   if (typeof value === "number" && !Number.isFinite(value)) {
     const field = path || "<body>";
     throw new ApiError(
@@ -91,20 +86,11 @@ function checkValues(value: unknown, path: string): void {
     );
   }
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) checkValues(item, `${path}[${index}]`);
+    for (const [index, item] of value.entries()) checkFinite(item, `${path}[${index}]`);
     return;
   }
   if (!isRecord(value)) return;
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (
-      key === "__proto__" ||
-      (key === "constructor" && isRecord(child) && Object.hasOwn(child, "prototype"))
-    ) {
-      throw badRequest("Object contains forbidden prototype property");
-    }
-    checkValues(child, path === "" ? key : `${path}.${key}`);
-  }
+  for (const key of Object.keys(value)) checkFinite(value[key], path === "" ? key : `${path}.${key}`);
 }
 
 /**

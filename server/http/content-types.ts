@@ -1,5 +1,7 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { formatPath, type PathSegment } from "../../sdk/schema/violation";
 import { ApiError, badRequest } from "../errors";
+import { isRecord } from "../records";
 import { PATCH_TYPES } from "../resources/patch";
 import { shared } from "./shared";
 import { decodeUtf8, recordJsonDiagnostics } from "./strict-json";
@@ -17,12 +19,7 @@ export const MAX_BODY_DEPTH = 100;
  * are recorded for the strict-json plugin, which applies fieldValidation to them.
  */
 export const contentTypes = shared(async (fastify) => {
-  // fastify's own parser (secure-json-parse); at run time it is the callback form.
-  const parseJson = fastify.getDefaultJsonParser("error", "error") as (
-    request: FastifyRequest,
-    body: string,
-    done: (error: Error | null, value?: unknown) => void,
-  ) => void;
+  const parseJson = jsonBodyParser(fastify);
   fastify.removeContentTypeParser(["text/plain", JSON_TYPE]);
   fastify.addContentTypeParser([JSON_TYPE, ...PATCH_TYPES], { parseAs: "buffer" }, (request, body, done) => {
     let text: string;
@@ -32,8 +29,26 @@ export const contentTypes = shared(async (fastify) => {
       done(error as Error, undefined);
       return;
     }
+    parseJson(request, text, done);
+  });
+});
+
+type Done = (error: Error | null, value?: unknown) => void;
+
+/**
+ * The JSON body parser of every content type that carries JSON: fastify's own (secure-json-parse, which
+ * refuses prototype keys), then the depth bound and the strict-json diagnostics.
+ */
+export function jsonBodyParser(fastify: FastifyInstance) {
+  // At run time fastify's default parser is the callback form.
+  const parseJson = fastify.getDefaultJsonParser("error", "error") as (
+    request: FastifyRequest,
+    body: string,
+    done: Done,
+  ) => void;
+  return (request: FastifyRequest, text: string, done: Done): void => {
     parseJson(request, text, (error, value) => {
-      if (error) done(error, undefined);
+      if (error) done(prototypeKeyRefusal(text) ?? error, undefined);
       else if (depthOf(value) > MAX_BODY_DEPTH) done(tooDeep(), undefined);
       else {
         try {
@@ -46,8 +61,52 @@ export const contentTypes = shared(async (fastify) => {
         done(null, value);
       }
     });
-  });
-});
+  };
+}
+
+/**
+ * fastify says "not valid JSON" of a body it refuses for a prototype key; when the body is valid JSON, the
+ * refusal is said as it is, naming the key's path.
+ */
+function prototypeKeyRefusal(text: string): ApiError | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const path = prototypeKeyPath(value);
+  return path === undefined ? undefined : prototypeKeyRefused(path);
+}
+
+/** The JSON path of the first `__proto__` key, or `constructor` key holding a `prototype`; iterative. */
+export function prototypeKeyPath(value: unknown): string | undefined {
+  const stack: { node: unknown; path: PathSegment[] }[] = [{ node: value, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop() as { node: unknown; path: PathSegment[] };
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => void stack.push({ node: item, path: [...path, index] }));
+    } else if (isRecord(node)) {
+      for (const [key, child] of Object.entries(node)) {
+        if (
+          key === "__proto__" ||
+          (key === "constructor" && isRecord(child) && Object.hasOwn(child, "prototype"))
+        )
+          return formatPath([...path, key]);
+        stack.push({ node: child, path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** 400 for a body with a prototype key: valid JSON (or YAML), which the server refuses all the same. */
+export function prototypeKeyRefused(path: string): ApiError {
+  return badRequest(
+    `the request body has a "__proto__" or "constructor.prototype" key at ${path}; the server refuses these keys, ` +
+      "which can change the prototype of JavaScript objects: rename or remove it",
+  );
+}
 
 export function tooDeep() {
   return badRequest(`the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
@@ -79,7 +138,10 @@ export function depthOf(value: unknown): number {
     if (typeof node !== "object" || node === null) continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > MAX_BODY_DEPTH) return deepest;
-    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1 });
+    // Only containers go on the stack: an array of a million numbers costs no allocation per number.
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push({ node: child, depth: depth + 1 });
+    }
   }
   return deepest;
 }

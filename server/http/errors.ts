@@ -15,6 +15,12 @@ export const errorHandling = shared(async (fastify) => {
   });
 
   fastify.setErrorHandler((error, request, reply) => {
+    // fastify closes the connection after any body parser error, in case the client is still sending the
+    // body. Our parsers read the whole body before they fail (malformed JSON or YAML, bad UTF-8, too deep),
+    // so once the request is complete the connection can carry the next one: closing it broke keep-alive
+    // clients, and made requests already sent on it fail with a reset. A body refused before it is read
+    // (over the size limit) still closes.
+    if (request.raw.complete) reply.removeHeader("connection");
     const status = toStatus(error);
     if (status.code >= 500) request.log.error({ error: errorFields(error) }, "request failed unexpectedly");
     // Kubernetes says when to come back in both places: clients read the header, Status readers the field.

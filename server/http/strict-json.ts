@@ -1,8 +1,3 @@
-// momoa (by the author of ESLint; it is the JSON parser of @eslint/json) gives a JSON syntax tree that
-// keeps every member of an object, duplicates included, with each value's source range: what finding
-// duplicate keys and reading a number's literal text needs, without a tokenizer of our own. JSON.parse
-// (through secure-json-parse) still builds the value; the tree is only read for the diagnostics.
-import { type ElementNode, parse as parseJsonTree, type ValueNode } from "@humanwhocodes/momoa";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { KIND_NAMES, KINDS, type KindName, SECRET_FIELDS } from "../../sdk/schema";
 import { integerFieldFix } from "../../sdk/schema/rules/ranges";
@@ -11,6 +6,7 @@ import { parseFieldValidation } from "../admission";
 import { type ApiError, badRequest, invalid, type StatusCause } from "../errors";
 import { isRecord } from "../records";
 import { type Query, single } from "../routes/query";
+import { MAX_BODY_DEPTH } from "./content-types";
 import { shared } from "./shared";
 import { addWarnings } from "./warnings";
 
@@ -99,44 +95,115 @@ function firstInvalidByte(body: Buffer): number {
   return byteOffset;
 }
 
-/** Duplicate keys and lossy numbers of a text JSON.parse accepted. */
+/**
+ * Duplicate keys and lossy numbers of a text JSON.parse accepted, in one pass over its characters: each
+ * container on the way keeps the keys seen so far, and a path is only built for a finding. A JSON syntax
+ * tree would do the same walk, but building one costs about a hundred times JSON.parse (a 3 MiB body of
+ * numbers held the event loop for seconds through @humanwhocodes/momoa); this stays within a few times it.
+ * Nesting past MAX_BODY_DEPTH (only reachable behind a duplicate key, since the parsed value's depth is
+ * checked first) is a RangeError, which callers answer as too deep.
+ */
 export function scanJson(text: string): JsonDiagnostics {
   const diagnostics: JsonDiagnostics = { duplicates: [], nonFinite: [], unsafeIntegers: [] };
-  const root = parseJsonTree(text, { mode: "json" }).body;
-  // Iterative, so the walk adds no recursion of its own (the parser succeeded, so the depth is bounded);
-  // children are pushed last first, so findings come out in document order.
-  const stack: { node: ValueNode; path: PathSegment[] }[] = [{ node: root, path: [] }];
   const duplicates = new Set<string>();
-  while (stack.length > 0) {
-    const { node, path } = stack.pop() as { node: ValueNode; path: PathSegment[] };
-    if (node.type === "Object") {
-      const seen = new Set<string>();
-      const children: { node: ValueNode; path: PathSegment[] }[] = [];
-      for (const member of node.members) {
-        const name = member.name.type === "String" ? member.name.value : member.name.name;
-        const memberPath = [...path, name];
-        if (seen.has(name)) duplicates.add(formatPath(memberPath));
-        seen.add(name);
-        children.push({ node: member.value, path: memberPath });
+  // The containers around the current value, and the segment of the path each one is at.
+  const containers: { keys: Set<string> | undefined; index: number; expectsKey: boolean }[] = [];
+  const segments: PathSegment[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const code = text.charCodeAt(at);
+    const top = containers[containers.length - 1];
+    if (code === QUOTE) {
+      const end = closingQuote(text, at);
+      if (top?.keys !== undefined && top.expectsKey) {
+        const raw = text.slice(at, end + 1);
+        const key = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        segments[segments.length - 1] = key;
+        if (top.keys.has(key)) duplicates.add(formatPath(segments));
+        top.keys.add(key);
+        top.expectsKey = false;
+      } else if (top?.keys === undefined) enterElement(top, segments);
+      at = end + 1;
+    } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+      enterElement(top, segments);
+      if (containers.length >= MAX_BODY_DEPTH) throw new RangeError("the JSON text is nested too deep");
+      containers.push({ keys: code === OPEN_OBJECT ? new Set() : undefined, index: -1, expectsKey: true });
+      segments.push("");
+      at++;
+    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      containers.pop();
+      segments.pop();
+      at++;
+    } else if (code === COMMA) {
+      if (top !== undefined) top.expectsKey = true;
+      at++;
+    } else if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
+      enterElement(top, segments);
+      let end = at + 1;
+      let exponent = false;
+      for (let next = text.charCodeAt(end); NUMBER_CHARACTERS.has(next); next = text.charCodeAt(++end)) {
+        exponent ||= next === LETTER_E || next === LETTER_CAPITAL_E;
       }
-      stack.push(...children.reverse());
-    } else if (node.type === "Array") {
-      for (let index = node.elements.length - 1; index >= 0; index--) {
-        stack.push({ node: (node.elements[index] as ElementNode).value, path: [...path, index] });
+      // Without an exponent, at most 15 characters hold at most 15 digits: finite and exactly kept.
+      if (exponent || end - at > 15) {
+        const source = text.slice(at, end);
+        const value = Number(source);
+        if (!Number.isFinite(value) || (!Number.isSafeInteger(value) && INTEGER_LITERAL.test(source))) {
+          const path = segments.slice();
+          const lossy = { path: formatPath(path), literal: literalFor(source, path), value };
+          (Number.isFinite(value) ? diagnostics.unsafeIntegers : diagnostics.nonFinite).push(lossy);
+        }
       }
-    } else if (node.type === "Number") {
-      const source = text.slice(node.loc.start.offset, node.loc.end.offset);
-      const lossy = { path: formatPath(path), literal: literalFor(source, path), value: node.value };
-      if (!Number.isFinite(node.value)) diagnostics.nonFinite.push(lossy);
-      else if (INTEGER_LITERAL.test(source) && !Number.isSafeInteger(node.value)) {
-        diagnostics.unsafeIntegers.push(lossy);
-      }
+      at = end;
+    } else {
+      // Whitespace, ":" and the letters of true, false and null.
+      if (code === LETTER_T || code === LETTER_F || code === LETTER_N) enterElement(top, segments);
+      at += code === LETTER_F ? 5 : code === LETTER_T || code === LETTER_N ? 4 : 1;
     }
   }
   diagnostics.duplicates = [...duplicates];
   return diagnostics;
 }
 
+/** A value starts: in an array, it is the next element, and the path's last segment is its index. */
+function enterElement(
+  container: { keys: Set<string> | undefined; index: number } | undefined,
+  segments: PathSegment[],
+): void {
+  if (container === undefined || container.keys !== undefined) return;
+  container.index++;
+  segments[segments.length - 1] = container.index;
+}
+
+/** The index of the quote that closes the string opening at `start` (one not escaped by a backslash). */
+function closingQuote(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+const code = (character: string) => character.charCodeAt(0);
+const [QUOTE, BACKSLASH, COMMA, MINUS] = ['"', "\\", ",", "-"].map(code) as [number, number, number, number];
+const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = ["{", "}", "[", "]"].map(code) as [
+  number,
+  number,
+  number,
+  number,
+];
+const [DIGIT_0, DIGIT_9, LETTER_T, LETTER_F, LETTER_N, LETTER_E, LETTER_CAPITAL_E] = [
+  "0",
+  "9",
+  "t",
+  "f",
+  "n",
+  "e",
+  "E",
+].map(code) as [number, number, number, number, number, number, number];
+const NUMBER_CHARACTERS: ReadonlySet<number> = new Set([..."0123456789+-.eE"].map(code));
 const INTEGER_LITERAL = /^-?\d+$/;
 const SECRET_NAMES: ReadonlySet<PathSegment> = new Set(SECRET_FIELDS.map(({ field }) => field));
 const MAX_LITERAL = 40;

@@ -8,11 +8,13 @@ import {
   applyObject,
   managedFieldsAfterUpdate,
   sentManagedFields,
+  UNKNOWN_MANAGER,
   withManagedFields,
 } from "./apply";
 import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
 import { wouldCreate, wouldUpdate } from "./dry-run";
 import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
+import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from "./object-size";
 import { continueAfter, continueToken } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";
 import { redactObject } from "./redaction";
@@ -44,11 +46,16 @@ export interface Written {
   warnings: string[];
 }
 
-/** The seven operations of one kind, in Kubernetes API server semantics, free of HTTP. */
+/**
+ * The seven operations of one kind, in Kubernetes API server semantics, free of HTTP. Every write refuses
+ * (413) an object larger than `maxObjectBytes` as JSON: what it is asked to write is measured before
+ * admission does any work on it, and what it would store is measured again before it is stored.
+ */
 export class ResourceOperations {
   constructor(
     private readonly kind: KindName,
     private readonly store: ObjectStore,
+    private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
   ) {}
 
   /**
@@ -93,7 +100,13 @@ export class ResourceOperations {
    * `manager` is the field manager the write is recorded under (managedFields). `dryRun`: admitted and
    * answered as created, but not stored (see dry-run.ts).
    */
-  create(body: unknown, fieldValidation: FieldValidation, manager = "", dryRun = false): Written {
+  create(
+    body: unknown,
+    fieldValidation: FieldValidation,
+    manager = UNKNOWN_MANAGER,
+    dryRun = false,
+  ): Written {
+    this.checkSize(body);
     const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
     const owned = this.owned(undefined, object, manager, body);
     return {
@@ -111,9 +124,10 @@ export class ResourceOperations {
     name: string,
     body: unknown,
     fieldValidation: FieldValidation,
-    manager = "",
+    manager = UNKNOWN_MANAGER,
     dryRun = false,
   ): Written {
+    this.checkSize(body);
     const envelope = readEnvelope(this.kind, body);
     this.checkName(envelope.metadata.name, name);
     const existing = this.require(name);
@@ -139,11 +153,12 @@ export class ResourceOperations {
     type: PatchType,
     patch: unknown,
     fieldValidation: FieldValidation,
-    manager = "",
+    manager = UNKNOWN_MANAGER,
     dryRun = false,
   ): Written {
     const existing = this.require(name);
-    const patched = applyPatchDocument(type, redactObject(existing), patch);
+    const patched = applyPatchDocument(type, redactObject(existing), patch, this.maxObjectBytes);
+    this.checkSize(patched);
     const envelope = readEnvelope(this.kind, patched);
     this.checkName(envelope.metadata.name, name);
     envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
@@ -152,7 +167,7 @@ export class ResourceOperations {
 
   /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
   apply(name: string, config: unknown, options: ApplyOptions): Applied {
-    return applyObject(this.kind, this.store, name, config, options);
+    return applyObject(this.kind, this.store, name, config, options, this.maxObjectBytes);
   }
 
   delete(name: string, options: DeleteOptions = {}): DeleteOutcome {
@@ -215,7 +230,13 @@ export class ResourceOperations {
       manager,
       sentManagedFields(body),
     );
-    return withManagedFields(object, managedFields);
+    const owned = withManagedFields(object, managedFields);
+    this.checkSize(owned);
+    return owned;
+  }
+
+  private checkSize(object: unknown): void {
+    checkObjectSize(this.kind, object, this.maxObjectBytes);
   }
 
   private select(selector: LabelSelector, fields: FieldSelector): StoredObject[] {

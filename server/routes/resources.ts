@@ -34,6 +34,8 @@ export interface ResourceRoutesOptions {
   store: ObjectStore;
   /** The app's watch support (event history, open watches). */
   watches: Watches;
+  /** The largest object a write may store, in bytes of JSON. */
+  maxObjectBytes: number;
 }
 
 interface ItemRequest {
@@ -47,9 +49,9 @@ interface ItemRequest {
  */
 export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   fastify,
-  { kind, store, watches },
+  { kind, store, watches, maxObjectBytes },
 ) => {
-  const operations = new ResourceOperations(kind, store);
+  const operations = new ResourceOperations(kind, store, maxObjectBytes);
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;

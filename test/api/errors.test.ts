@@ -66,8 +66,8 @@ describe("errors are Kubernetes Status objects", () => {
     expect(reply.body.message).toContain("metadata.labels");
   });
 
-  it("answers a body over 1 MiB with 413 RequestEntityTooLarge", async () => {
-    const body = manifest("Proxy", "big", {}, { annotations: { big: "x".repeat(1024 * 1024) } });
+  it("answers a body over 3 MiB (twice the object limit) with 413 RequestEntityTooLarge", async () => {
+    const body = manifest("Proxy", "big", {}, { annotations: { big: "x".repeat(3 * 1024 * 1024) } });
     expectStatus(await server.call("POST", pathOf("Proxy"), { body }), 413, "RequestEntityTooLarge");
   });
 

@@ -10,6 +10,8 @@ const RUNTIME = { compatibilityDate: "2024-09-01" };
 
 /** A value that appears nowhere else, so finding its bytes means finding this very secret. */
 const secret = (label: string) => `${label}-${randomBytes(16).toString("hex")}`;
+/** keyData holds base64. */
+const base64Secret = (label: string) => Buffer.from(secret(label)).toString("base64");
 
 function proxySpec(key: string, keyData: string) {
   return {
@@ -56,14 +58,14 @@ describe("secrets on disk", () => {
 
     const gone = {
       proxyKey: secret("proxy-key"),
-      proxyKeyData: secret("proxy-key-data"),
+      proxyKeyData: base64Secret("proxy-key-data"),
       password: secret("password"),
       accessToken: secret("access-token"),
       refreshToken: secret("refresh-token"),
       passwordData: secret("password-data"),
       rotatedKey: secret("rotated-key"),
     };
-    const kept = { rotatedTo: secret("new-key"), keptKeyData: secret("kept-key-data") };
+    const kept = { rotatedTo: secret("new-key"), keptKeyData: base64Secret("kept-key-data") };
 
     const creates = [
       manifest("Proxy", "gone", proxySpec(gone.proxyKey, gone.proxyKeyData)),

@@ -210,6 +210,16 @@ export const FAILING_CASES: Readonly<Record<string, FailingCase>> = {
       'Service "web": spec.template.spec.runtime.limits.memory: "128 MB" is not a quantity; use a form such as "128Mi", "1Gi" or a plain count of bytes',
     ],
   },
+  "key-data-base64": {
+    kind: "Proxy",
+    name: "edge",
+    spec: specWith("Proxy", {
+      telemetry: { thirdPartySinks: { vendorAlphaLogs: { keyData: "sk live key!" } } },
+    }),
+    messages: [
+      'Proxy "edge": spec.telemetry.thirdPartySinks.vendorAlphaLogs.keyData: the value (not shown: it is a secret) is not base64; write the key\'s bytes in base64 (letters, digits, "+" and "/", padded with "=" to a multiple of 4 characters), e.g. from `base64 -w0 key.bin`, or write a text key in key instead',
+    ],
+  },
   "backend-filter-exclusive": {
     kind: "ServiceRevision",
     name: "web-rev",

@@ -552,7 +552,7 @@ export namespace core {
              */
             key?: pulumi.Input<string | undefined>;
             /**
-             * The base64-encoded API key.
+             * The base64-encoded API key. An API key's keyData holds the key's bytes in base64 (letters, digits, "+" and "/", padded with "=" to a multiple of 4 characters): encode the key, e.g. with `base64 -w0`, or write a text key in key instead.
              */
             keyData?: pulumi.Input<string | undefined>;
         }

@@ -127,3 +127,21 @@ export const quantityFormat: ValueRule<string> = {
   fix: (value) =>
     `${quote(value)} is not a quantity; use a form such as "128Mi", "1Gi" or a plain count of bytes`,
 };
+
+// RFC 4648 base64 with the standard alphabet, padded to a multiple of 4: what Kubernetes' byte fields take.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export const keyDataBase64: ValueRule<string> = {
+  info: {
+    id: "key-data-base64",
+    kinds: ["Proxy"],
+    path: "spec.telemetry.thirdPartySinks.*.keyData",
+    severity: "error",
+    description:
+      'An API key\'s keyData holds the key\'s bytes in base64 (letters, digits, "+" and "/", padded with "=" to a multiple of 4 characters): encode the key, e.g. with `base64 -w0`, or write a text key in key instead.',
+  },
+  accepts: (value) => BASE64.test(value),
+  // The value is a secret: the message never quotes it.
+  fix: () =>
+    'the value (not shown: it is a secret) is not base64; write the key\'s bytes in base64 (letters, digits, "+" and "/", padded with "=" to a multiple of 4 characters), e.g. from `base64 -w0 key.bin`, or write a text key in key instead',
+};

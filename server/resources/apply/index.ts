@@ -5,6 +5,7 @@ import { admit, type FieldValidation, readEnvelope } from "../../admission";
 import { ApiError, badRequest, conflict, invalid, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
+import { checkObjectSize } from "../object-size";
 import { redactObject } from "../redaction";
 import {
   conflictCauses,
@@ -20,7 +21,13 @@ import { objectStructure } from "./structure";
 import { compare, configProblems, fieldSetOf, merge, removePaths } from "./values";
 
 export type { ManagedFieldsEntry } from "./managed-fields";
-export { FIELD_MANAGER_MAX_LENGTH, fieldManagerOf, managerFromUserAgent, parseForce } from "./manager";
+export {
+  FIELD_MANAGER_MAX_LENGTH,
+  fieldManagerOf,
+  managerFromUserAgent,
+  parseForce,
+  UNKNOWN_MANAGER,
+} from "./manager";
 
 /**
  * Server-side apply (`PATCH` with `application/apply-patch+yaml`) and the field ownership every other
@@ -80,13 +87,17 @@ export interface Applied {
   created: boolean;
 }
 
-/** Applies `body` (the manager's configuration, already parsed) to the object `name` of `kind`. */
+/**
+ * Applies `body` (the manager's configuration, already parsed) to the object `name` of `kind`. The merged
+ * object is refused (413) when larger than `maxObjectBytes` as JSON, before admission and before storing.
+ */
 export function applyObject(
   kind: KindName,
   store: ObjectStore,
   name: string,
   body: unknown,
   options: ApplyOptions,
+  maxObjectBytes: number,
 ): Applied {
   const config = readConfig(kind, name, body);
   const structure = objectStructure(kind);
@@ -115,6 +126,7 @@ export function applyObject(
   }
 
   const candidate = candidateBody(kind, name, config, merged as Tracked, existing);
+  checkObjectSize(kind, candidate, maxObjectBytes);
   const envelope = readEnvelope(kind, candidate);
   if (existing) {
     checkPreconditions(kind, existing, { uid: envelope.uid });
@@ -157,6 +169,7 @@ export function applyObject(
     if (unchanged) return { object: existing, warnings, created: false };
   }
   const result = withManagedFields(object, managedFields);
+  checkObjectSize(kind, result, maxObjectBytes);
   if (options.dryRun) return { object: dryRunResult(existing, result), warnings, created: !existing };
   if (existing) return { object: store.update(kind, result), warnings, created: false };
   return { object: store.create(kind, result), warnings, created: true };

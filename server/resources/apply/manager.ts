@@ -6,10 +6,18 @@ export const FIELD_MANAGER_MAX_LENGTH = 128;
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]$/u;
 
 /**
+ * The manager of a write that names none and whose User-Agent gives none (no header, or nothing printable
+ * before its first "/"). Kubernetes records an empty manager there, which `managedFields` then shows
+ * without a name and conflicts quote as `""`; this server says "unknown", the word client-go puts in a
+ * User-Agent for the parts it cannot tell (`rest.DefaultKubernetesUserAgent`).
+ */
+export const UNKNOWN_MANAGER = "unknown";
+
+/**
  * The manager a write is recorded under: the `fieldManager` query parameter, else what Kubernetes derives
  * from the User-Agent: the part before the first "/", printable characters only, cut at 128 bytes
- * (`kubectl/v1.32.4 (linux/amd64)` -> `kubectl`). A `fieldManager` that is too long or has unprintable
- * characters is refused (422), as are apply patches without one.
+ * (`kubectl/v1.32.4 (linux/amd64)` -> `kubectl`), else UNKNOWN_MANAGER. A `fieldManager` that is too
+ * long or has unprintable characters is refused (422), as are apply patches without one.
  */
 export function fieldManagerOf(
   fieldManager: string | undefined,
@@ -58,7 +66,7 @@ export function fieldManagerOf(
       { group: "meta.k8s.io", kind: "PatchOptions", causes },
     );
   }
-  return fieldManager || managerFromUserAgent(userAgent);
+  return fieldManager || managerFromUserAgent(userAgent) || UNKNOWN_MANAGER;
 }
 
 /** `kubectl/v1.32.4 (linux/amd64) kubernetes/abc` -> `kubectl`, as Kubernetes' prefixFromUserAgent. */

@@ -556,6 +556,27 @@ const CASES: RuleCase[] = [
   ),
   valid("quantity-format", "a decimal suffix", "ServiceRevision", rev(["runtime", "limits", "memory"], "1G")),
 
+  invalid(
+    "key-data-base64",
+    "text that is not base64",
+    "Proxy",
+    proxy(["telemetry", "thirdPartySinks", "vendorAlphaLogs", "keyData"], "sk live key!"),
+    "spec.telemetry.thirdPartySinks.vendorAlphaLogs.keyData",
+  ),
+  invalid(
+    "key-data-base64",
+    "base64 without its padding",
+    "Proxy",
+    proxy(["telemetry", "thirdPartySinks", "vendorBetaTraces", "keyData"], "c2stbGl2ZQ"),
+    "spec.telemetry.thirdPartySinks.vendorBetaTraces.keyData",
+  ),
+  valid(
+    "key-data-base64",
+    "padded base64",
+    "Proxy",
+    proxy(["telemetry", "thirdPartySinks", "vendorBetaTraces", "keyData"], "c2stbGl2ZQ=="),
+  ),
+
   // Cross-field rules of DESIGN.md
   invalid(
     "backend-filter-exclusive",
