@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import { FIELD_MANAGER } from "../../provider/apply";
 import type { ObjectOutputs } from "../../provider/state";
 import { type Client, ConflictError, CREATE_TOKEN_ANNOTATION, createClient } from "../../sdk/client";
@@ -12,6 +11,7 @@ import {
   declared,
   type Outputs,
   type ProviderConfig,
+  providerOf,
   rejection,
   useProxiedServer,
 } from "../helpers/provider";
@@ -36,7 +36,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
   /** check then update, as `pulumi up` does for a changed program. */
   async function updated(kind: KindName, state: ObjectOutputs, spec: unknown, options: DeclaredOptions) {
     const news = await checked(kind, declared(state.logicalName, spec, options), state);
-    return (await resourceProvider(kind).update(state.metadata.name, state, news)).outs as Outputs;
+    return (await providerOf(kind).update(state.metadata.name, state, news)).outs as Outputs;
   }
 
   /** What another tool does: a server-side apply under its own field manager. */
@@ -169,13 +169,13 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
     expect(stored.metadata.labels).toEqual({ tier: "edge", zone: "eu", oncall: "team-a" });
     expect(outs.metadata.labels).toEqual({ tier: "edge", zone: "eu" });
 
-    const read = await resourceProvider("Proxy").read("shared-labels", outs);
+    const read = await providerOf("Proxy").read("shared-labels", outs);
     expect(read.props).toEqual(outs);
     expect(JSON.stringify(read.props)).not.toContain("managedFields");
 
     // Without server-side apply the provider owns the whole object, and the label is drift.
     await configureProvider({ "exampledev:baseUrl": env.server.url });
-    const replaced = await resourceProvider("Proxy").read("shared-labels", outs);
+    const replaced = await providerOf("Proxy").read("shared-labels", outs);
     expect((replaced.props as Outputs).metadata.labels).toEqual({
       tier: "edge",
       zone: "eu",
@@ -194,7 +194,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
       { metadata: { labels: { tier: "core", zone: null } } },
       { type: "merge" },
     );
-    const read = await resourceProvider("Proxy").read("drifted", outs);
+    const read = await providerOf("Proxy").read("drifted", outs);
     expect((read.props as Outputs).metadata.labels).toEqual({ tier: "core" });
   });
 
@@ -384,7 +384,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
       "Proxy",
       declared("edge", proxyWithKeys(), { metadata: { name: "keys" } }),
     );
-    const read = await resourceProvider("Proxy").read("keys", outs);
+    const read = await providerOf("Proxy").read("keys", outs);
     expect(read.props).toEqual(outs);
   });
 });
