@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, NotFoundError, newCreateToken } from "../sdk/client";
+import { ConflictError, NotFoundError, newCreateToken, WaitFailedError } from "../sdk/client";
 import {
   applyDefaults,
   isUnknown,
@@ -12,7 +12,7 @@ import {
 import { containsUnknown } from "../sdk/schema/sentinel";
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
-import { WaitFailedError, waitFor } from "./await/wait";
+import { waitFor } from "./await/wait";
 import { KindWatch } from "./await/watch-source";
 import { fingerprint } from "./fingerprint";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
