@@ -1,6 +1,4 @@
 import { z } from "zod";
-// Rule descriptions read the schema's defaults, which defaults.ts hands over when it loads.
-import "./defaults";
 import { KIND_DESCRIPTIONS, typeDocs } from "./descriptions";
 import { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
 import { LIST_MAP_KEYS, listMapKeys } from "./lists";
