@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { KINDS } from "../../sdk/schema";
 import { ApiError } from "../../server/errors";
 import { type ObjectStore, openStore, type StoredObject, type WatchEvent } from "../../server/storage";
-import { type Journal, Store } from "../../server/storage/store";
+import { Store } from "../../server/storage/store";
+import type { Journal } from "../../server/storage/types";
 
 const proxy = (name: string, spec: Record<string, unknown> = {}): StoredObject => ({
   apiVersion: KINDS.Proxy.apiVersion,
