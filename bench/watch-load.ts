@@ -67,7 +67,9 @@ async function startClients(url: string, count: number, mode: "read" | "stall"):
   });
   while (!output.includes("ready\n")) {
     if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the watch clients exited (${child.exitCode ?? child.signalCode}) before they were ready`);
+      throw new Error(
+        `the watch clients exited (${child.exitCode ?? child.signalCode}) before they were ready`,
+      );
     await sleep(50);
   }
   return {

@@ -10,17 +10,12 @@ import { ObjectProvider } from "./object-provider";
 
 export { SETTING_KEYS, type Settings } from "./settings";
 
-const providers = new Map<KindName, ObjectProvider>();
-
 /**
  * The dynamic provider of one kind. The SDK's resource classes reach it by package name at call time
  * (`@exampledev/pulumi/provider`), so Pulumi serializes only a small shim, never this code or credentials.
+ * The dynamic provider host calls this once per kind and process, keeps the provider and configures it:
+ * its settings live in it, not in this module.
  */
 export function resourceProvider(kind: KindName): ObjectProvider {
-  let provider = providers.get(kind);
-  if (provider === undefined) {
-    provider = new ObjectProvider(kind);
-    providers.set(kind, provider);
-  }
-  return provider;
+  return new ObjectProvider(kind);
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { isUnknown } from "../sdk/schema";
+import type { ObjectInputs } from "./state";
 
 /**
  * Generated names stay within 63 characters, like Kubernetes' generateName: a Service's name is also the
@@ -18,4 +20,22 @@ export function autoName(logicalName: string): string {
     .slice(0, MAX_GENERATED_LENGTH - SUFFIX_LENGTH)
     .replace(/^-+|-+$/g, "");
   return `${base || "object"}-${randomBytes(3).toString("hex").slice(0, 5)}`;
+}
+
+/** The object's name: the program's, else the one generated earlier (kept in state), else a new one. */
+export function chooseName(
+  olds: Partial<ObjectInputs>,
+  news: ObjectInputs,
+): Pick<ObjectInputs, "metadata" | "autoNamed"> {
+  const metadata = news.metadata ?? {};
+  // Unknown during preview (computed from another resource's output): leave it for the engine to resolve.
+  if (isUnknown(metadata) || metadata.name !== undefined) return { metadata, autoNamed: false };
+  const keep = olds.autoNamed && olds.metadata?.name !== undefined && olds.logicalName === news.logicalName;
+  return {
+    metadata: {
+      ...metadata,
+      name: keep ? (olds.metadata?.name as string) : autoName(news.logicalName ?? ""),
+    },
+    autoNamed: true,
+  };
 }

@@ -1,3 +1,4 @@
+import { WaitFailedError, WaitTimeoutError } from "../../sdk/errors";
 import type { Condition, Observation } from "./condition";
 import type { ObjectSource } from "./source";
 
@@ -5,20 +6,9 @@ export interface WaitSettings {
   timeoutMs: number;
 }
 
-export class WaitFailedError extends Error {
-  constructor(
-    message: string,
-    readonly reason: string,
-    readonly lastSeen: unknown,
-  ) {
-    super(message);
-    this.name = "WaitFailedError";
-  }
-}
-
 /**
  * The one wait loop: asks the condition about every look the source gives at the object, and stops when it
- * is ready (returning the last object seen), failed, or out of time (both throwing WaitFailedError with the
+ * is ready (returning the last object seen), failed (WaitFailedError), or out of time (its subclass WaitTimeoutError), both with the
  * last object seen). The deadline aborts the source, so a look in flight or a pause between polls never
  * outlasts it, and the loop never sleeps itself: how the looks are timed is the source's business.
  */
@@ -49,9 +39,10 @@ export async function waitFor<T>(
   }
   const seen =
     last?.observation.state === "pending" ? last.observation.message : "no answer from the API yet";
-  throw new WaitFailedError(
-    `timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${condition.describe()}: ${seen}`,
-    "Timeout",
+  throw new WaitTimeoutError(
+    name,
+    timeoutMs,
     last?.object,
+    `timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${condition.describe()}: ${seen}`,
   );
 }

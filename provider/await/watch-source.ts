@@ -257,15 +257,3 @@ function isNewer(version: string | undefined, seen: string | undefined): boolean
   const [a, b] = [Number(version), Number(seen)];
   return Number.isNaN(a) || Number.isNaN(b) ? version !== seen : a > b;
 }
-
-const SHARED = new WeakMap<object, KindWatch<Versioned>>();
-
-/** The one shared watch source of this kind's client (one per client, so one per provider process and kind). */
-export function watchSource<T extends Versioned>(client: WatchableClient<T>): KindWatch<T> {
-  let source = SHARED.get(client) as KindWatch<T> | undefined;
-  if (source === undefined) {
-    source = new KindWatch(client);
-    SHARED.set(client, source as unknown as KindWatch<Versioned>);
-  }
-  return source;
-}

@@ -5,8 +5,9 @@ import { SETTINGS, type SettingName } from "../../sdk/client/settings";
 import { KIND_OUTPUTS, type OutputSource } from "../../sdk/resources/kind-outputs";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
-import { configure } from "../clients";
 import { ObjectProvider } from "../object-provider";
+import { PartialFailure } from "../partial-failure";
+import { NO_CONFIG, providerSettings } from "../provider-settings";
 import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
@@ -40,30 +41,6 @@ export interface ReadOutcome {
   inputs: Props;
 }
 
-/**
- * The object exists but the step failed (not ready, or the create's outcome unconfirmed): the engine keeps
- * it in state with these properties instead of forgetting it.
- */
-export class ResourceInitError extends Error {
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: Props,
-    readonly reasons: string[],
-  ) {
-    super(message);
-  }
-}
-
-/** What the core's partial failures carry (object-provider.ts keeps its class to itself). */
-function isPartialFailure(
-  error: unknown,
-): error is Error & { id: string; properties: Props; reasons: string[] } {
-  return (
-    error instanceof Error && typeof (error as { id?: unknown }).id === "string" && "properties" in error
-  );
-}
-
 const NAME_REASON = "metadata.name: the API names an object once; another name is another object";
 
 /** The kind and the Pulumi name a URN names (`urn:pulumi:<stack>::<project>::<type>::<name>`). */
@@ -90,11 +67,13 @@ function configSource(values: Props): ConfigSource {
 
 export class NativeProvider {
   private readonly cores = new Map<KindName, ObjectProvider>();
+  /** One settings object (so one client) for every kind, from the last configure. */
+  private settings = providerSettings(NO_CONFIG);
 
   private core(kind: KindName): ObjectProvider {
     let core = this.cores.get(kind);
     if (core === undefined) {
-      core = new ObjectProvider(kind);
+      core = new ObjectProvider(kind, this.settings);
       this.cores.set(kind, core);
     }
     return core;
@@ -122,7 +101,10 @@ export class NativeProvider {
   /** The settings for every later call: the provider's inputs, else the `exampledev:*` config variables. */
   configure(variables: Record<string, string>, args: Props): void {
     const fromArgs = configSource(reveal(args).plain as Props);
-    configure({ get: (key) => fromArgs.get(key) ?? variables[key] });
+    const settings = providerSettings({ get: (key) => fromArgs.get(key) ?? variables[key] });
+    this.settings.close();
+    this.settings = settings;
+    for (const core of this.cores.values()) core.use(settings);
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckOutcome> {
@@ -235,13 +217,8 @@ export class NativeProvider {
     try {
       return await write();
     } catch (error) {
-      if (!isPartialFailure(error)) throw error;
-      throw new ResourceInitError(
-        error.message,
-        error.id,
-        this.outputs(kind, error.properties, secrets),
-        error.reasons,
-      );
+      if (!(error instanceof PartialFailure)) throw error;
+      throw error.withProperties(this.outputs(kind, error.properties, secrets));
     }
   }
 

@@ -21,7 +21,7 @@ const META_TOKEN = `${NATIVE_PACKAGE}:meta/v1:ObjectMeta`;
 const META_INPUTS = ["name", "labels", "annotations"] as const;
 const META_OUTPUTS = ["uid", "resourceVersion", "generation", "creationTimestamp"] as const;
 
-const secretFields = new Set(SECRET_FIELDS.map(({ type, field }) => `${type}.${field}`));
+const secretFields: ReadonlySet<string> = new Set(SECRET_FIELDS.map(({ type, field }) => `${type}.${field}`));
 
 /** `dev.example.compute.v1alpha1.BundleRef` -> `exampledev:compute/v1alpha1:BundleRef`. */
 function tokenOfComponent(component: string): string {

@@ -13,8 +13,9 @@ import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import * as anyProto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyProto from "google-protobuf/google/protobuf/empty_pb";
 import * as structProto from "google-protobuf/google/protobuf/struct_pb";
+import { PartialFailure } from "../partial-failure";
 import type { ChangeKind } from "./detailed-diff";
-import { type CheckOutcome, NativeProvider, ResourceInitError } from "./native-provider";
+import { type CheckOutcome, NativeProvider } from "./native-provider";
 import { packageSchema } from "./package-schema";
 
 type Props = Record<string, unknown>;
@@ -42,7 +43,7 @@ const DIFF_KINDS: Record<ChangeKind, [providerProto.PropertyDiff.Kind, providerP
 function grpcError(error: unknown): grpc.ServiceError {
   const message = error instanceof Error ? error.message : String(error);
   const metadata = new grpc.Metadata();
-  if (error instanceof ResourceInitError) {
+  if (error instanceof PartialFailure) {
     const detail = new providerProto.ErrorResourceInitFailed();
     detail.setId(error.id);
     detail.setProperties(toStruct(error.properties));

@@ -1,8 +1,7 @@
 // The generated parts of the documentation: tables rendered from the data they document (the schema's RULES,
-// the policy pack's policies, the provider's settings), placed between marker comments in the Markdown files;
-// and the files generated whole from the schema (GENERATED_FILES). `npm run docs` writes them;
-// `npm run docs:check` and test/unit/docs/ fail when a committed file differs.
-import { existsSync, readFileSync } from "node:fs";
+// the policy pack's policies, the provider's settings), placed between marker comments in the Markdown files.
+// scripts/lib/generated.ts lists them with every other generated file for `npm run generate`.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { POLICIES } from "../../policies/policies";
@@ -10,7 +9,7 @@ import { describeResource } from "../../policies/resources";
 import { STACK_POLICIES } from "../../policies/stack-policies";
 import { SETTINGS, type SettingInfo } from "../../sdk/client/settings";
 import { TYPE_TOKENS } from "../../sdk/resources";
-import { applyDefaults, KIND_NAMES, RULES, type RuleInfo, secretTree, validateSpec } from "../../sdk/schema";
+import { applyDefaults, KIND_NAMES, RULES, type RuleInfo, validateSpec } from "../../sdk/schema";
 import { typeMeta } from "../../sdk/schema/meta";
 import { specSchema } from "../../sdk/schema/specs";
 import { unwrapField } from "../../sdk/schema/walk";
@@ -39,22 +38,6 @@ export const DOCS: Readonly<Record<string, readonly Section[]>> = {
     { name: "policies", source: "the pack's policies and RULES", render: policyTable },
   ],
 };
-
-/**
- * Files generated whole: data the package loads in place of the schema, where loading zod would cost every
- * program that only declares resources (a preview's program).
- */
-export const GENERATED_FILES: Readonly<Record<string, () => string>> = {
-  "sdk/resources/secret-trees.json": secretTrees,
-};
-
-function secretTrees(): string {
-  const trees = KIND_NAMES.flatMap((kind) => {
-    const tree = secretTree(kind);
-    return tree === undefined ? [] : [[kind, tree] as const];
-  });
-  return `${JSON.stringify(Object.fromEntries(trees), null, 2)}\n`;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Markdown
@@ -230,7 +213,7 @@ function defaultsTable(): string {
 // Markers
 
 function startMarker(section: Section): string {
-  return `<!-- generated:${section.name} by npm run docs from ${section.source}; edit that, not this -->`;
+  return `<!-- generated:${section.name} by npm run generate from ${section.source}; edit that, not this -->`;
 }
 
 function endMarker(section: Section): string {
@@ -252,20 +235,4 @@ export function regenerate(file: string, text: string, sections: readonly Sectio
     result = result.slice(0, start) + part + result.slice(end + endMarker(section).length);
   }
   return result;
-}
-
-/** Every generated file or file with generated parts: its committed text and the text `npm run docs` writes. */
-export function generatedDocs(root: string = REPO): { file: string; current: string; generated: string }[] {
-  const read = (file: string) => readFileSync(path.join(root, file), "utf8");
-  return [
-    ...Object.entries(DOCS).map(([file, sections]) => {
-      const current = read(file);
-      return { file, current, generated: regenerate(file, current, sections) };
-    }),
-    ...Object.entries(GENERATED_FILES).map(([file, render]) => ({
-      file,
-      current: existsSync(path.join(root, file)) ? read(file) : "",
-      generated: render(),
-    })),
-  ];
 }

@@ -1,14 +1,13 @@
 import {
   AlreadyExistsError,
-  ApiError,
+  type ApiError,
   apiErrorFromResponse,
-  CreateUnconfirmedError,
   NotFoundError,
   TransportError,
   WaitTimeoutError,
 } from "../errors";
 import { KINDS, type KindName } from "../schema";
-import { createTokenOf, withCreateToken } from "./own-create";
+import { isOwnCreate, mayHaveStored, storedAfterFailedCreate, withCreateToken } from "./own-create";
 import { resourcePath, withQuery } from "./paths";
 import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
 import type { HttpRequest, HttpResponse, Sleep, Transport } from "./transport";
@@ -96,20 +95,13 @@ class KindClient<T, I> implements ResourceClient<T, I> {
       if (!(failure instanceof TransportError)) throw failure;
       error = failure;
     }
-    // A dry run stores nothing: there is no create of ours to find.
-    if (createToken === undefined || name === undefined || dryRun || !mayHaveStored(error)) throw error;
-    return this.findOwnCreate(name, createToken, error, call);
-  }
-
-  /** After a create that failed but may have stored the object: the object, if it carries the create's token. */
-  private async findOwnCreate(name: string, token: string, error: Error, call: CallOptions): Promise<T> {
-    let stored: T | undefined;
-    try {
-      stored = await this.find(name, call);
-    } catch (lookupError) {
-      throw new CreateUnconfirmedError(`${this.kind} "${name}"`, name, error, lookupError);
-    }
-    if (stored !== undefined && createTokenOf(stored) === token) return stored;
+    // An earlier attempt of ours may hold the name (a retry after a lost answer). A dry run stores nothing:
+    // there is no create of ours to find.
+    const maybeOurs = error instanceof AlreadyExistsError || mayHaveStored(error);
+    if (createToken === undefined || name === undefined || dryRun || !maybeOurs) throw error;
+    const lookUp = () => this.find(name, call);
+    const stored = await storedAfterFailedCreate(`${this.kind} "${name}"`, name, error, lookUp);
+    if (isOwnCreate(stored, createToken)) return stored;
     throw error;
   }
 
@@ -268,16 +260,6 @@ class KindClient<T, I> implements ResourceClient<T, I> {
 
 function isSuccess(response: HttpResponse): boolean {
   return response.statusCode >= 200 && response.statusCode < 300;
-}
-
-/**
- * Whether a failed create may nevertheless have stored the object: the name is taken (perhaps by an earlier
- * attempt of ours), the answer was lost, or the server (or a gateway before it) failed.
- */
-function mayHaveStored(error: Error): boolean {
-  if (error instanceof TransportError) return error.mayHaveReachedServer;
-  if (error instanceof AlreadyExistsError) return true;
-  return error instanceof ApiError && (error.code >= 500 || error.code === 429);
 }
 
 function nameOf(object: unknown): string | undefined {

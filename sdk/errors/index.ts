@@ -22,4 +22,4 @@ export {
 export { type ApiErrorOptions, apiErrorFromResponse, REASONS, type Reason } from "./reasons";
 export type { FailureStatus, Status, StatusCause, StatusDetails } from "./status";
 export { ConnectionError, TimeoutError, TransportError, UnexpectedResponseError } from "./transport-errors";
-export { WaitTimeoutError } from "./wait-timeout-error";
+export { WaitFailedError, WaitTimeoutError } from "./wait-errors";

@@ -5,7 +5,7 @@ import SECRET_TREES from "./secret-trees.json";
 
 /**
  * Where each kind's spec can hold secrets (a kind that holds none is absent): generated from the schema by
- * `npm run docs`, and test/unit/docs fails when it is stale, so that declaring resources loads no zod.
+ * `npm run generate`, and test/unit/docs fails when it is stale, so that declaring resources loads no zod.
  */
 const TREES: Readonly<Partial<Record<KindName, SecretTree>>> = SECRET_TREES;
 

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { KindName } from "./kinds";
-import { provideDefaults } from "./rules/helpers";
 import { specSchema } from "./specs";
 import { unwrapField, walk } from "./walk";
 
@@ -40,5 +39,3 @@ export function fieldDefault(kind: KindName, path: string): unknown {
   if (!field?.hasDefault) throw new TypeError(`${kind} ${path} is not a field with a default`);
   return field.defaultValue;
 }
-
-provideDefaults(fieldDefault);

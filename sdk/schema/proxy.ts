@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MANAGED_PROVIDER } from "./enums";
+import { FIELD_DEFAULTS } from "./field-defaults";
 import { Base64Schema, DurationSchema, HttpUrlSchema, StringMapSchema } from "./field-types";
 import { objectType } from "./meta";
 import { drainMinimum } from "./rules/drain";
@@ -14,9 +14,9 @@ export const ShutdownConfigSchema = objectType(
   "ShutdownConfig",
   {
     /** Time to wait before terminating the proxy. */
-    drainTimeout: DurationSchema.default("30s"),
+    drainTimeout: DurationSchema.default(FIELD_DEFAULTS.drainTimeout),
     /** Minimum time to wait before terminating; not less than drainTimeout. */
-    minimumDrainTime: DurationSchema.default("30s"),
+    minimumDrainTime: DurationSchema.default(FIELD_DEFAULTS.minimumDrainTime),
   },
   { rules: [drainMinimum] },
 );
@@ -79,7 +79,7 @@ export const ProxySpecSchema = objectType(
   "ProxySpec",
   {
     /** Infrastructure provider where the proxy is deployed; "cloud" is the managed offering. */
-    provider: z.string().default(MANAGED_PROVIDER),
+    provider: z.string().default(FIELD_DEFAULTS.proxyProvider),
     // Present by default so that the drain defaults are always visible in outputs.
     shutdown: ShutdownConfigSchema.prefault({}),
     telemetry: ProxyTelementrySchema.optional(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BundleRefSchema, EnvVarSchema, OCICredentialsRefSchema } from "./common";
+import { FIELD_DEFAULTS } from "./field-defaults";
 import { DurationSchema, ObjectNameRefSchema, RevisionCountSchema, StringMapSchema } from "./field-types";
 import { objectType } from "./meta";
 import { bundleDigestPinned } from "./rules/bundle";
@@ -87,7 +88,7 @@ export const ServiceSpecSchema = objectType(
     /** Target ServiceRevision by name; empty means the latest minted one (auto). */
     liveRevision: ObjectNameRefSchema.optional(),
     /** Number of revisions retained. */
-    revisionHistoryLimit: RevisionCountSchema.default(10),
+    revisionHistoryLimit: RevisionCountSchema.default(FIELD_DEFAULTS.revisionHistoryLimit),
     source: ServiceSourceSchema,
     /** Desired serving configuration; a change mints a ServiceRevision. */
     template: ServiceTemplateSpecSchema,

@@ -2,8 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { KindName } from "../../sdk/schema";
-import type { Journal } from "./store";
-import type { StoredObject } from "./types";
+import type { Journal, StoredObject } from "./types";
 import { FileSync } from "./wal-sync";
 
 const SCHEMA = `

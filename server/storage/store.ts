@@ -10,6 +10,7 @@ import { dropsSecrets } from "./secrets";
 import type {
   CommitListener,
   DeleteTarget,
+  Journal,
   ObjectMeta,
   ObjectStore,
   Page,
@@ -18,25 +19,6 @@ import type {
   WatchEvent,
   WatchListener,
 } from "./types";
-
-/** A durable record of the store's writes. The store keeps every object in memory and writes through. */
-export interface Journal {
-  load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number };
-  /**
-   * Persists the object (insert or replace) and the store's resourceVersion in one commit. `scrub`: the
-   * write takes secret values out of the store, so no copy of the old ones may stay on disk.
-   */
-  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void;
-  /** Removes the objects and persists the store's resourceVersion in one commit (all or none). */
-  remove(objects: readonly { kind: KindName; name: string }[], resourceVersion: number, scrub: boolean): void;
-  /**
-   * Resolves once every write made so far is on disk. A journal that commits each write before `put` or
-   * `remove` returns needs none; one that groups commits resolves it at the commit.
-   */
-  durable?(): Promise<void>;
-  /** Commits what is pending and closes. */
-  close(): void;
-}
 
 export interface StoreOptions {
   /** Without a journal the store lives in memory only (tests). */

@@ -37,11 +37,7 @@ export interface DeleteTarget {
   uid?: string;
 }
 
-/**
- * The one store behind the routes and the controller. Every method returns copies: mutating a result
- * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
- * whole store, is visible at once, and is durable (when the store is) once `durable()` resolves.
- */
+/** Which objects a page holds: those after `after` (by name) that `where` accepts, at most `limit`. */
 export interface PageQuery {
   after?: string;
   limit?: number;
@@ -54,6 +50,11 @@ export interface Page<T> {
   remaining?: number;
 }
 
+/**
+ * The one store behind the routes and the controller. Every method returns copies: mutating a result
+ * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
+ * whole store, is visible at once, and is durable (when the store is) once `durable()` resolves.
+ */
 export interface ObjectStore {
   get(kind: KindName, name: string): StoredObject | undefined;
   /** Ordered by name. */
@@ -110,5 +111,24 @@ export interface ObjectStore {
   subscribe(listener: WatchListener): () => void;
   /** Like `subscribe`, once per commit with all of its events. */
   subscribeCommits(listener: CommitListener): () => void;
+  close(): void;
+}
+
+/** A durable record of the store's writes. The store keeps every object in memory and writes through. */
+export interface Journal {
+  load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number };
+  /**
+   * Persists the object (insert or replace) and the store's resourceVersion in one commit. `scrub`: the
+   * write takes secret values out of the store, so no copy of the old ones may stay on disk.
+   */
+  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void;
+  /** Removes the objects and persists the store's resourceVersion in one commit (all or none). */
+  remove(objects: readonly { kind: KindName; name: string }[], resourceVersion: number, scrub: boolean): void;
+  /**
+   * Resolves once every write made so far is on disk. A journal that commits each write before `put` or
+   * `remove` returns needs none; one that groups commits resolves it at the commit.
+   */
+  durable?(): Promise<void>;
+  /** Commits what is pending and closes. */
   close(): void;
 }

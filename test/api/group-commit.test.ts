@@ -7,7 +7,8 @@ import { KINDS } from "../../sdk/schema";
 import { buildApp } from "../../server";
 import { openStore, type StoredObject } from "../../server/storage";
 import { SqliteJournal } from "../../server/storage/sqlite";
-import { type Journal, Store } from "../../server/storage/store";
+import { Store } from "../../server/storage/store";
+import type { Journal } from "../../server/storage/types";
 import { manifest, pathOf } from "../helpers/server";
 
 const proxy = (name: string): StoredObject => ({

@@ -8,6 +8,7 @@ import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { resourceProvider, type SETTING_KEYS } from "../../provider";
+import type { ObjectProvider } from "../../provider/object-provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import { type Client, createClient } from "../../sdk/client";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
@@ -23,13 +24,33 @@ export type ProviderConfig = Partial<
   Record<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]["config"], string>
 >;
 
+/** The providers of a test file, one per kind, as the engine's dynamic-provider host keeps them per process. */
+const providers = new Map<KindName, ObjectProvider>();
+
+/** This test file's provider of `kind` (made by the package's `resourceProvider`, as the host does). */
+export function providerOf(kind: KindName): ObjectProvider {
+  let provider = providers.get(kind);
+  if (provider === undefined) {
+    provider = resourceProvider(kind);
+    providers.set(kind, provider);
+  }
+  return provider;
+}
+
 /**
  * `configure` as the engine's dynamic-provider host calls it: once per provider (kind), with the stack
  * config (secrets decrypted) behind the host's own Config class.
  */
 export async function configureProvider(config: ProviderConfig): Promise<void> {
   const request = { config: new Config(config, "provider-tests") };
-  for (const kind of KIND_NAMES) await resourceProvider(kind).configure(request);
+  for (const kind of KIND_NAMES) await providerOf(kind).configure(request);
+}
+
+/** The provider of `kind` in a new provider process (a refresh, a destroy): made and configured anew. */
+export async function freshProvider(kind: KindName, config: ProviderConfig): Promise<ObjectProvider> {
+  const provider = resourceProvider(kind);
+  await provider.configure({ config: new Config(config, "provider-tests") });
+  return provider;
 }
 
 export interface DeclaredOptions {
@@ -60,7 +81,7 @@ export type Outputs = ObjectOutputs & { status: ServiceStatus };
 
 /** `check` of inputs that must pass; returns what create, update and diff receive. */
 export async function checked(kind: KindName, news: ObjectInputs, olds: Partial<ObjectInputs> = {}) {
-  const result = await resourceProvider(kind).check(olds, news);
+  const result = await providerOf(kind).check(olds, news);
   if (result.failures?.length) {
     throw new Error(`check failed: ${result.failures.map((failure) => failure.reason).join("; ")}`);
   }
@@ -70,7 +91,7 @@ export async function checked(kind: KindName, news: ObjectInputs, olds: Partial<
 /** check then create, as `pulumi up` does for a new resource; returns the id and the outputs. */
 export async function created(kind: KindName, news: ObjectInputs) {
   const inputs = await checked(kind, news);
-  const result = await resourceProvider(kind).create(inputs);
+  const result = await providerOf(kind).create(inputs);
   return { id: result.id, inputs, outs: result.outs as Outputs };
 }
 

@@ -3,13 +3,11 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { Condition } from "../../provider/await/condition";
 import { waitFor } from "../../provider/await/wait";
-import { KindWatch, watchSource } from "../../provider/await/watch-source";
-import { clientFor } from "../../provider/clients";
+import { KindWatch } from "../../provider/await/watch-source";
 import { type Client, createClient, type Proxy } from "../../sdk/client";
-import { configureProvider, created, declared } from "../helpers/provider";
+import { configureProvider, created, declared, providerOf } from "../helpers/provider";
 import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { openWatch } from "../helpers/watch";
 
@@ -174,13 +172,13 @@ describe("the provider's waits over a watch", () => {
     const returned = new Map<string, number>();
     await Promise.all(
       states.map(async (state) => {
-        await resourceProvider("Proxy").delete(state.metadata.name, state);
+        await providerOf("Proxy").delete(state.metadata.name, state);
         returned.set(state.metadata.name, performance.now());
       }),
     );
 
     for (const name of names) expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
-    const source = watchSource(clientFor().proxies);
+    const source = providerOf("Proxy").watch();
     expect(source.isLive).toBe(true);
     // Eight waits, one watch.
     expect(source.watchesOpened).toBe(1);

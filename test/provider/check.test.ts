@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectInputs } from "../../provider/state";
 import { applyDefaults, type KindName, nameProblem, UNKNOWN, validateSpec } from "../../sdk/schema";
-import { checked, declared } from "../helpers/provider";
+import { checked, declared, providerOf } from "../helpers/provider";
 import { DIGEST, digestService, REPO, RUNTIME, revisionWithCredentials, taggedService } from "./fixtures";
 
 const MINIMAL_SPECS: Record<KindName, Record<string, unknown>> = {
@@ -12,7 +11,7 @@ const MINIMAL_SPECS: Record<KindName, Record<string, unknown>> = {
 };
 
 const check = (kind: KindName, news: ReturnType<typeof declared>, olds = {}) =>
-  resourceProvider(kind).check(olds, news);
+  providerOf(kind).check(olds, news);
 
 describe("check", () => {
   describe.each(Object.keys(MINIMAL_SPECS) as KindName[])("of a %s", (kind) => {
@@ -25,7 +24,7 @@ describe("check", () => {
       // State after create holds the spec as the server stores it: every default written out.
       const state = { ...inputs, spec: structuredClone(applyDefaults(kind, spec)), status: {} };
       const again = await checked(kind, declared("thing", spec, { metadata: { name: "thing" } }), inputs);
-      expect(await resourceProvider(kind).diff("thing", state, again)).toMatchObject({
+      expect(await providerOf(kind).diff("thing", state, again)).toMatchObject({
         changes: false,
         replaces: [],
       });
@@ -61,7 +60,7 @@ describe("check", () => {
 
   it("reports a missing spec as a failure, with no spec in the inputs it returns", async () => {
     const { spec: _none, ...withoutSpec } = declared("svc", {});
-    const result = await resourceProvider("Service").check({}, withoutSpec as ObjectInputs);
+    const result = await providerOf("Service").check({}, withoutSpec as ObjectInputs);
     expect(result.failures).toEqual([{ property: "", reason: expect.stringMatching(/^spec: is required/) }]);
     expect(result.inputs).not.toHaveProperty("spec");
   });

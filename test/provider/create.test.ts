@@ -1,6 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import { type Client, createClient } from "../../sdk/client";
 import { serviceOutputs, serviceRevisionOutputs } from "../../sdk/resources/kind-outputs";
 import {
@@ -8,6 +7,7 @@ import {
   configureProvider,
   created,
   declared,
+  providerOf,
   rejection,
   SERIALIZED_PROVIDER,
   type SilentRegistry,
@@ -119,7 +119,7 @@ describe("create", () => {
       "Service",
       declared("missing", taggedService(repo, "v1"), { metadata: { name: "missing" }, await: AWAIT }),
     );
-    const { outs } = await resourceProvider("Service").update("missing", error.properties as never, fixed);
+    const { outs } = await providerOf("Service").update("missing", error.properties as never, fixed);
     expect(outs.status.latestRevision).toMatch(/^missing-[0-9a-f]{10}$/);
     expect(outs.metadata.uid).toBe(stored.metadata.uid);
   });
@@ -136,7 +136,7 @@ describe("create", () => {
         "Service",
         declared("early", taggedService(slowRepo, "later"), { await: AWAIT }),
       );
-      const error = await rejection(resourceProvider("Service").create(inputs));
+      const error = await rejection(providerOf("Service").create(inputs));
       expect(error.message).toContain("the registry has no such manifest");
       const digest = await pushArtifact(registry, {
         path: "team/app",
@@ -146,7 +146,7 @@ describe("create", () => {
 
       // Pulumi updates a resource recorded with initialisation errors, with the unchanged program's inputs:
       // the spec (and so the generation) stays the same, and the failure reported for it is the old one.
-      const { outs } = await resourceProvider("Service").update(
+      const { outs } = await providerOf("Service").update(
         error.id as string,
         error.properties as never,
         inputs,
@@ -241,9 +241,9 @@ describe("create", () => {
 
   it("creates an auto-named object of a very long logical name that read and delete can reach afterwards", async () => {
     const { id, outs } = await created("Proxy", declared("p".repeat(300), {}));
-    const read = await resourceProvider("Proxy").read(id, outs);
+    const read = await providerOf("Proxy").read(id, outs);
     expect(read.id).toBe(id);
-    await resourceProvider("Proxy").delete(id, outs);
+    await providerOf("Proxy").delete(id, outs);
     expect(await api.proxies.listAll()).not.toContainEqual(
       expect.objectContaining({ metadata: expect.objectContaining({ name: id }) }),
     );

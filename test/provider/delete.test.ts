@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
 import { DEFAULT_PROXY_DELETION_GRACE_MS } from "../../server";
 import {
@@ -7,6 +6,7 @@ import {
   created,
   declared,
   type LoopbackProxy,
+  providerOf,
   startLoopbackProxy,
 } from "../helpers/provider";
 import { pathOf, startTestServer, type TestServer } from "../helpers/server";
@@ -44,7 +44,7 @@ describe("delete", () => {
     const { outs: state, seen } = await createdThenWatched("Proxy", {});
     const path = pathOf("Proxy", state.metadata.name);
 
-    await resourceProvider("Proxy").delete(state.metadata.name, state);
+    await providerOf("Proxy").delete(state.metadata.name, state);
     expect((await server.call("GET", path)).status).toBe(404);
     const [deletion] = seen("DELETE", path);
     expect(deletion?.status).toBeLessThan(300);
@@ -56,14 +56,14 @@ describe("delete", () => {
 
   it("deletes a Service", async () => {
     const { outs: state } = await createdThenWatched("Service", digestService(REPO));
-    await resourceProvider("Service").delete(state.metadata.name, state);
+    await providerOf("Service").delete(state.metadata.name, state);
     expect((await server.call("GET", pathOf("Service", state.metadata.name))).status).toBe(404);
   });
 
   it("counts an object that is already gone as deleted", async () => {
     await configureProvider({ "exampledev:baseUrl": server.url });
     const state = { ...declared("ghost", {}, { metadata: { name: "ghost" } }), status: {} } as ObjectOutputs;
-    await expect(resourceProvider("Proxy").delete("ghost", state)).resolves.toBeUndefined();
+    await expect(providerOf("Proxy").delete("ghost", state)).resolves.toBeUndefined();
   });
 
   it("finishes deleting a Proxy someone else already started deleting", async () => {
@@ -71,7 +71,7 @@ describe("delete", () => {
     const path = pathOf("Proxy", state.metadata.name);
     expect((await server.call("DELETE", path)).status).toBeLessThan(300);
 
-    await resourceProvider("Proxy").delete(state.metadata.name, state);
+    await providerOf("Proxy").delete(state.metadata.name, state);
     expect((await server.call("GET", path)).status).toBe(404);
   });
 });
@@ -88,7 +88,7 @@ describe("delete's timeout", () => {
   it("waits for a deletion at most await.timeoutSeconds (customTimeouts never reach a dynamic provider)", async () => {
     await configureProvider({ "exampledev:baseUrl": server.url });
     const { outs: state } = await created("Proxy", declared("slow", {}, { await: { timeoutSeconds: 1 } }));
-    await expect(resourceProvider("Proxy").delete(state.metadata.name, state)).rejects.toThrow(
+    await expect(providerOf("Proxy").delete(state.metadata.name, state)).rejects.toThrow(
       /timed out after 1s waiting for the object to be deleted: deletion in progress/,
     );
   });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import { applyDefaults, type KindName, UNKNOWN } from "../../sdk/schema";
-import { checked, type DeclaredOptions, declared } from "../helpers/provider";
+import { checked, type DeclaredOptions, declared, providerOf } from "../helpers/provider";
 import { DIGEST, digestService, REPO, RUNTIME } from "./fixtures";
 
 const NAME = "thing";
@@ -26,7 +25,7 @@ async function diffOf(
 ) {
   const olds = await checked(kind, declared("thing", before, { metadata: { name: NAME }, ...options }));
   const news = await checked(kind, declared("thing", after, { metadata: { name: NAME }, ...next }), olds);
-  return resourceProvider(kind).diff(NAME, stateOf(olds), news);
+  return providerOf(kind).diff(NAME, stateOf(olds), news);
 }
 
 const filterService = digestService(REPO, "hello", { filter: { phase: "response" } });
@@ -60,7 +59,7 @@ describe("diff", () => {
   it("replaces an object whose name changes, creating the new one before deleting the old", async () => {
     const olds = await checked("Proxy", declared("edge", {}, { metadata: { name: "edge-a" } }));
     const news = await checked("Proxy", declared("edge", {}, { metadata: { name: "edge-b" } }), olds);
-    expect(await resourceProvider("Proxy").diff("edge-a", stateOf(olds), news)).toEqual({
+    expect(await providerOf("Proxy").diff("edge-a", stateOf(olds), news)).toEqual({
       changes: true,
       replaces: ["metadata.name"],
       deleteBeforeReplace: false,

@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { resourceProvider } from "../../provider";
-import { ObjectProvider } from "../../provider/object-provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import type { KindName } from "../../sdk/schema";
 import {
@@ -8,7 +6,9 @@ import {
   configureProvider,
   created,
   declared,
+  freshProvider,
   type ProviderConfig,
+  providerOf,
   rejection,
   startLoopbackProxy,
   useProxiedServer,
@@ -31,14 +31,14 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
   }
 
   const check = (kind: KindName, news: ObjectInputs, olds: Partial<ObjectInputs> = {}) =>
-    resourceProvider(kind).check(olds, news);
+    providerOf(kind).check(olds, news);
   const diff = async (
     kind: KindName,
     state: ObjectOutputs,
     spec: unknown,
     metadata: ObjectInputs["metadata"],
   ) =>
-    resourceProvider(kind).diff(
+    providerOf(kind).diff(
       state.metadata.name,
       state,
       await checked(kind, declared(state.logicalName, spec, { metadata }), state),
@@ -252,9 +252,14 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
       },
     );
     expect(reply.status).toBe(200);
-    const seen = await dryRunning({ "exampledev:serverSideApply": "true" });
+    const config = { "exampledev:serverSideApply": "true" };
+    const seen = await dryRunning(config);
     // `pulumi refresh` runs in a fresh provider process: read, then diff (outputs as olds, stored inputs as news).
-    const refreshing = new ObjectProvider("Proxy");
+    const refreshing = await freshProvider("Proxy", {
+      "exampledev:baseUrl": seen.url,
+      "exampledev:serverDryRun": "true",
+      ...config,
+    });
     const read = await refreshing.read("refreshed", outs);
     const result = await refreshing.diff("refreshed", read.props as ObjectOutputs, inputs);
     expect(result).toMatchObject({ changes: true, replaces: [] });

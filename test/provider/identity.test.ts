@@ -1,7 +1,6 @@
 // The provider only ever touches the object it created: deletes and updates name its uid, a create recognises
 // its own object by its token, and an unknown outcome is kept in state rather than forgotten.
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
 import { CREATE_TOKEN_ANNOTATION } from "../../sdk/client";
 import {
@@ -11,6 +10,7 @@ import {
   declared,
   type Outputs,
   type ProxyHandler,
+  providerOf,
   rejection,
   statusBody,
   useProxiedServer,
@@ -40,7 +40,7 @@ describe("the object this resource manages, and no other", () => {
   it("delete leaves alone another object that took the name: the uid precondition fails, and ours is gone", async () => {
     const { state, other } = await replacedOutOfBand("taken-over");
     const seen = await env.through();
-    await resourceProvider("Service").delete(state.metadata.name, state);
+    await providerOf("Service").delete(state.metadata.name, state);
     expect(seen.seen("DELETE", pathOf("Service")).map((e) => [e.status, JSON.parse(e.requestBody)])).toEqual([
       [409, { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: state.metadata.uid } }],
     ]);
@@ -54,7 +54,7 @@ describe("the object this resource manages, and no other", () => {
       declared("updated-over", digestService(REPO, "v2"), { metadata: { name: "updated-over" } }),
       state,
     );
-    const error = await rejection(resourceProvider("Service").update("updated-over", state, news));
+    const error = await rejection(providerOf("Service").update("updated-over", state, news));
     expect(error.message).toContain(
       'Service "updated-over" on the server is not the object this stack manages',
     );
@@ -99,7 +99,7 @@ describe("the object this resource manages, and no other", () => {
       lookupsFail = true;
       await env.through(lossy);
       const inputs = await checked("Proxy", declared("edge", {}, { metadata: { name: "unconfirmed" } }));
-      const error = await rejection(resourceProvider("Proxy").create(inputs));
+      const error = await rejection(providerOf("Proxy").create(inputs));
       expect(error.message).toContain('Proxy "unconfirmed" may have been created');
       const state = error.properties as ObjectOutputs;
       expect(error.id).toBe("unconfirmed");
@@ -109,11 +109,11 @@ describe("the object this resource manages, and no other", () => {
 
       // The next up: the engine updates a resource with init errors; the create is finished, nothing duplicated.
       lookupsFail = false;
-      const { outs } = await resourceProvider("Proxy").update("unconfirmed", state, inputs);
+      const { outs } = await providerOf("Proxy").update("unconfirmed", state, inputs);
       expect((outs as Outputs).metadata.uid).toBe(stored.metadata.uid);
 
       // A destroy of the unconfirmed state finds the object by its token, and deletes that uid.
-      await resourceProvider("Proxy").delete("unconfirmed", state);
+      await providerOf("Proxy").delete("unconfirmed", state);
       expect((await env.server.call("GET", pathOf("Proxy", "unconfirmed"))).status).toBe(404);
     });
 
@@ -127,13 +127,13 @@ describe("the object this resource manages, and no other", () => {
       );
       lookupsFail = true;
       const inputs = await checked("Proxy", declared("edge", {}, { metadata: { name: "never-stored" } }));
-      const state = (await rejection(resourceProvider("Proxy").create(inputs))).properties as ObjectOutputs;
+      const state = (await rejection(providerOf("Proxy").create(inputs))).properties as ObjectOutputs;
       lookupsFail = false;
-      expect(await resourceProvider("Proxy").read("never-stored", state)).toEqual({ id: "", props: {} });
-      await resourceProvider("Proxy").delete("never-stored", state);
+      expect(await providerOf("Proxy").read("never-stored", state)).toEqual({ id: "", props: {} });
+      await providerOf("Proxy").delete("never-stored", state);
 
       await direct();
-      const { outs } = await resourceProvider("Proxy").update("never-stored", state, inputs);
+      const { outs } = await providerOf("Proxy").update("never-stored", state, inputs);
       const stored = await env.api.proxies.get("never-stored");
       expect((outs as Outputs).metadata.uid).toBe(stored.metadata.uid);
       expect(stored.metadata.annotations?.[CREATE_TOKEN_ANNOTATION]).toBe(state.createToken);
@@ -145,7 +145,7 @@ describe("the object this resource manages, and no other", () => {
     const { outs: state } = await created("ServiceRevision", declared("rev", revision("30s")));
     // With deferValidationToPolicies, check leaves the spec error to the pack: diff is the last stop.
     const news = { ...state, spec: revision("later") };
-    const error = await rejection(resourceProvider("ServiceRevision").diff(state.metadata.name, state, news));
+    const error = await rejection(providerOf("ServiceRevision").diff(state.metadata.name, state, news));
     expect(error.message).toContain(
       `ServiceRevision "${state.metadata.name}" would be replaced (spec cannot change in place)`,
     );
@@ -161,7 +161,7 @@ describe("the object this resource manages, and no other", () => {
       backend: { protocol: "http1" },
       filter: { phase: "request" },
     };
-    const diff = await resourceProvider("Service").diff(state.metadata.name, state, { ...state, spec });
+    const diff = await providerOf("Service").diff(state.metadata.name, state, { ...state, spec });
     expect(diff).toMatchObject({ changes: true, replaces: [], deleteBeforeReplace: false });
   });
 });

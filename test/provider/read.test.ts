@@ -1,10 +1,9 @@
 import { type JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
 import { type Client, createClient } from "../../sdk/client";
 import { type KindName, PLACEHOLDERS } from "../../sdk/schema";
-import { checked, configureProvider, created, declared, type Outputs } from "../helpers/provider";
+import { checked, configureProvider, created, declared, type Outputs, providerOf } from "../helpers/provider";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { digestService, gitService, proxyWithKeys, REPO, revisionWithCredentials, SECRETS } from "./fixtures";
 
@@ -25,7 +24,7 @@ describe("read (refresh)", () => {
   beforeEach(() => configureProvider({ "exampledev:baseUrl": server.url }));
 
   const read = async (kind: KindName, state: ObjectOutputs) => {
-    const result = await resourceProvider(kind).read(state.metadata.name, state);
+    const result = await providerOf(kind).read(state.metadata.name, state);
     // The dynamic-provider host sends the properties as a protobuf Struct, which refuses undefined values.
     expect(() => Struct.fromJavaScript(result.props as Record<string, JavaScriptValue>)).not.toThrow();
     return { id: result.id, props: result.props as Outputs };
@@ -34,7 +33,7 @@ describe("read (refresh)", () => {
   /** diff(refreshed state, the unchanged program): what the next `pulumi up` would do. */
   const diffAfter = async (kind: KindName, refreshed: ObjectOutputs, spec: unknown) => {
     const news = await checked(kind, declared(refreshed.logicalName, spec), refreshed);
-    return resourceProvider(kind).diff(refreshed.metadata.name, refreshed, news);
+    return providerOf(kind).diff(refreshed.metadata.name, refreshed, news);
   };
 
   it("refreshes an object the program named, whose inputs carry no logical name", async () => {

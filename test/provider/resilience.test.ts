@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectInputs } from "../../provider/state";
 import {
   checked,
@@ -9,6 +8,7 @@ import {
   failingFirst,
   type ProxiedReply,
   type ProxyHandler,
+  providerOf,
   rejection,
   statusBody,
   useProxiedServer,
@@ -55,7 +55,7 @@ describe("HTTP resilience through the provider", () => {
       await configureProvider({ "exampledev:baseUrl": env.server.url });
       const { outs: state } = await created("Proxy", declared("edge", {}));
       const seen = await through(twice("GET"));
-      const { id } = await resourceProvider("Proxy").read(state.metadata.name, state);
+      const { id } = await providerOf("Proxy").read(state.metadata.name, state);
       expect(id).toBe(state.metadata.name);
       expect(seen.seen("GET", pathOf("Proxy")).map((exchange) => exchange.status)).toEqual([
         reply.status,
@@ -71,7 +71,7 @@ describe("HTTP resilience through the provider", () => {
         declared("api", digestService(REPO), { await: { skip: true } }),
       );
       const seen = await through(twice("DELETE"));
-      await resourceProvider("Service").delete(state.metadata.name, state);
+      await providerOf("Service").delete(state.metadata.name, state);
       expect(seen.seen("DELETE", pathOf("Service")).map((exchange) => exchange.status)).toEqual([
         reply.status,
         reply.status,
@@ -121,7 +121,7 @@ describe("HTTP resilience through the provider", () => {
 
     it("is not retried, and names the kind, the object, the status and the causes with their field paths", async () => {
       const seen = await through((_request, forward) => forward());
-      const error = await rejection(resourceProvider("Proxy").create(invalid()));
+      const error = await rejection(providerOf("Proxy").create(invalid()));
       expect(seen.seen("POST", pathOf("Proxy"))).toHaveLength(1);
       expect(error.message).toContain('Proxy "rejected"');
       expect(error.message).toContain("422 Invalid");
@@ -145,9 +145,9 @@ describe("HTTP resilience through the provider", () => {
               }),
             };
       await through(echo);
-      const createError = await rejection(resourceProvider("Proxy").create(invalid()));
+      const createError = await rejection(providerOf("Proxy").create(invalid()));
       const news = await checked("Proxy", declared("edge", proxyWithKeys()), state);
-      const updateError = await rejection(resourceProvider("Proxy").update(state.metadata.name, state, news));
+      const updateError = await rejection(providerOf("Proxy").update(state.metadata.name, state, news));
       for (const error of [createError, updateError]) {
         expect(error.message).toContain("422");
         expect(error.message).toContain("spec.telemetry");

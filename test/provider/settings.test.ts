@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { resourceProvider } from "../../provider";
 import {
   configureProvider,
   created,
   declared,
   type LoopbackProxy,
   type ProxyHandler,
+  providerOf,
   rejection,
   startLoopbackProxy,
   statusBody,
@@ -45,22 +45,22 @@ describe("provider settings", () => {
   it("checks a spec without an API address: preview of a stack needs none", async () => {
     vi.stubEnv("EXAMPLEDEV_BASE_URL", "");
     await configureProvider({});
-    const result = await resourceProvider("Proxy").check({}, declared("edge", {}));
+    const result = await providerOf("Proxy").check({}, declared("edge", {}));
     expect(result.failures).toEqual([]);
   });
 
   it("leaves spec errors to the policy pack when exampledev:deferValidationToPolicies is true", async () => {
     const invalid = { shutdown: { drainTimeout: "90s", minimumDrainTime: "10s" } };
     await configureProvider({});
-    expect((await resourceProvider("Proxy").check({}, declared("edge", invalid))).failures).toHaveLength(1);
+    expect((await providerOf("Proxy").check({}, declared("edge", invalid))).failures).toHaveLength(1);
 
     await configureProvider({ "exampledev:deferValidationToPolicies": "true" });
-    const deferred = await resourceProvider("Proxy").check({}, declared("edge", invalid));
+    const deferred = await providerOf("Proxy").check({}, declared("edge", invalid));
     expect(deferred.failures).toEqual([]);
     expect(deferred.inputs.spec).toMatchObject({ provider: "cloud", shutdown: invalid.shutdown });
 
     await configureProvider({ "exampledev:deferValidationToPolicies": "yes" });
-    const error = await rejection(resourceProvider("Proxy").check({}, declared("edge", invalid)));
+    const error = await rejection(providerOf("Proxy").check({}, declared("edge", invalid)));
     expect(error.message).toContain("exampledev:deferValidationToPolicies must be true or false");
   });
 
@@ -136,7 +136,7 @@ describe("provider settings", () => {
     const forbidden = await rejection(created("Proxy", declared("edge", {}, { metadata: { name: "edge" } })));
     expect(forbidden.message).toContain("403");
     const deleteError = await rejection(
-      resourceProvider("Proxy").delete("edge", { metadata: { name: "edge" } } as never),
+      providerOf("Proxy").delete("edge", { metadata: { name: "edge" } } as never),
     );
 
     for (const [error, token] of [
@@ -156,9 +156,7 @@ describe("provider settings", () => {
       "exampledev:token": TOKEN,
       "exampledev:requestTimeoutSeconds": "0.2",
     });
-    const error = await rejection(
-      resourceProvider("Proxy").read("edge", { metadata: { name: "edge" } } as never),
-    );
+    const error = await rejection(providerOf("Proxy").read("edge", { metadata: { name: "edge" } } as never));
     expect(error.message).toContain("no answer within 200 ms");
     expect(error.message).not.toContain(TOKEN);
   });
@@ -197,7 +195,7 @@ describe("provider settings", () => {
       }));
       await configureProvider({ "exampledev:baseUrl": overloaded.url, "exampledev:maxRetries": maxRetries });
       const error = await rejection(
-        resourceProvider("Proxy").read("edge", { metadata: { name: "edge" } } as never),
+        providerOf("Proxy").read("edge", { metadata: { name: "edge" } } as never),
       );
       expect(error.message).toContain("503");
       expect(overloaded.exchanges).toHaveLength(attempts);

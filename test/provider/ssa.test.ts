@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import { FIELD_MANAGER } from "../../provider/apply";
 import type { ObjectOutputs } from "../../provider/state";
-import { type Client, ConflictError, CREATE_TOKEN_ANNOTATION, createClient } from "../../sdk/client";
+import { ConflictError, CREATE_TOKEN_ANNOTATION, createClient } from "../../sdk/client";
 import type { KindName } from "../../sdk/schema";
 import {
   checked,
@@ -12,6 +11,7 @@ import {
   declared,
   type Outputs,
   type ProviderConfig,
+  providerOf,
   rejection,
   useProxiedServer,
 } from "../helpers/provider";
@@ -36,7 +36,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
   /** check then update, as `pulumi up` does for a changed program. */
   async function updated(kind: KindName, state: ObjectOutputs, spec: unknown, options: DeclaredOptions) {
     const news = await checked(kind, declared(state.logicalName, spec, options), state);
-    return (await resourceProvider(kind).update(state.metadata.name, state, news)).outs as Outputs;
+    return (await providerOf(kind).update(state.metadata.name, state, news)).outs as Outputs;
   }
 
   /** What another tool does: a server-side apply under its own field manager. */
@@ -169,13 +169,13 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
     expect(stored.metadata.labels).toEqual({ tier: "edge", zone: "eu", oncall: "team-a" });
     expect(outs.metadata.labels).toEqual({ tier: "edge", zone: "eu" });
 
-    const read = await resourceProvider("Proxy").read("shared-labels", outs);
+    const read = await providerOf("Proxy").read("shared-labels", outs);
     expect(read.props).toEqual(outs);
     expect(JSON.stringify(read.props)).not.toContain("managedFields");
 
     // Without server-side apply the provider owns the whole object, and the label is drift.
     await configureProvider({ "exampledev:baseUrl": env.server.url });
-    const replaced = await resourceProvider("Proxy").read("shared-labels", outs);
+    const replaced = await providerOf("Proxy").read("shared-labels", outs);
     expect((replaced.props as Outputs).metadata.labels).toEqual({
       tier: "edge",
       zone: "eu",
@@ -194,7 +194,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
       { metadata: { labels: { tier: "core", zone: null } } },
       { type: "merge" },
     );
-    const read = await resourceProvider("Proxy").read("drifted", outs);
+    const read = await providerOf("Proxy").read("drifted", outs);
     expect((read.props as Outputs).metadata.labels).toEqual({ tier: "core" });
   });
 
@@ -389,85 +389,7 @@ describe("server-side apply (exampledev:serverSideApply)", () => {
       "Proxy",
       declared("edge", proxyWithKeys(), { metadata: { name: "keys" } }),
     );
-    const read = await resourceProvider("Proxy").read("keys", outs);
+    const read = await providerOf("Proxy").read("keys", outs);
     expect(read.props).toEqual(outs);
-  });
-});
-
-describe("the client's apply", () => {
-  const env = useProxiedServer();
-  let client: Client;
-
-  it("applies as a field manager, reports conflicts with their causes, forces, and dry-runs", async () => {
-    client = createClient({ baseUrl: env.server.url });
-    const created201 = await client.proxies.apply(
-      "applied",
-      { metadata: { labels: { a: "1" } }, spec: { shutdown: { drainTimeout: "20s" } } },
-      { fieldManager: "one" },
-    );
-    expect(created201.metadata.managedFields?.[0]).toMatchObject({ manager: "one", operation: "Apply" });
-
-    const conflict = await rejection(
-      client.proxies.apply(
-        "applied",
-        { spec: { shutdown: { drainTimeout: "5s" } } },
-        { fieldManager: "two" },
-      ),
-    );
-    expect(conflict).toBeInstanceOf(ConflictError);
-    expect((conflict as unknown as ConflictError).causes).toEqual([
-      {
-        reason: "FieldManagerConflict",
-        message: 'conflict with "one"',
-        field: ".spec.shutdown.drainTimeout",
-      },
-    ]);
-
-    const before = await client.proxies.get("applied");
-    const dry = await client.proxies.apply(
-      "applied",
-      { spec: { shutdown: { drainTimeout: "5s" } } },
-      { fieldManager: "two", force: true, dryRun: "All" },
-    );
-    expect(dry.spec.shutdown.drainTimeout).toBe("5s");
-    expect(await client.proxies.get("applied")).toEqual(before);
-
-    const forced = await client.proxies.apply(
-      "applied",
-      { spec: { shutdown: { drainTimeout: "5s" } } },
-      { fieldManager: "two", force: true },
-    );
-    expect(forced.spec.shutdown.drainTimeout).toBe("5s");
-    await client.close();
-  });
-
-  it("dry-runs create, replace, patch and delete: answers, stores nothing", async () => {
-    client = createClient({ baseUrl: env.server.url });
-    const version = env.server.store.resourceVersion();
-    const wouldBe = await client.proxies.create({ metadata: { name: "dry" }, spec: {} }, { dryRun: "All" });
-    expect(wouldBe.metadata.name).toBe("dry");
-    await expect(client.proxies.get("dry")).rejects.toThrow(/not found/i);
-    expect(env.server.store.resourceVersion()).toBe(version);
-
-    const real = await client.proxies.create({ metadata: { name: "wet" }, spec: {} }, { fieldManager: "me" });
-    expect(real.metadata.managedFields?.[0]).toMatchObject({ manager: "me", operation: "Update" });
-    const after = env.server.store.resourceVersion();
-    const taken = await rejection(
-      client.proxies.create({ metadata: { name: "wet" }, spec: {} }, { dryRun: "All" }),
-    );
-    expect(taken.message).toContain("AlreadyExists");
-    await client.proxies.replace(
-      "wet",
-      {
-        metadata: { resourceVersion: real.metadata.resourceVersion },
-        spec: { shutdown: { drainTimeout: "1s" } },
-      },
-      { dryRun: "All" },
-    );
-    await client.proxies.patch("wet", { metadata: { labels: { x: "y" } } }, { type: "merge", dryRun: "All" });
-    await client.proxies.delete("wet", { dryRun: "All" });
-    expect(await client.proxies.get("wet")).toEqual(real);
-    expect(env.server.store.resourceVersion()).toBe(after);
-    await client.close();
   });
 });

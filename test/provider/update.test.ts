@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { resourceProvider } from "../../provider";
 import type { ObjectOutputs } from "../../provider/state";
 import { CREATE_TOKEN_ANNOTATION } from "../../sdk/client";
 import type { KindName } from "../../sdk/schema";
@@ -10,6 +9,7 @@ import {
   type DeclaredOptions,
   declared,
   type Outputs,
+  providerOf,
   rejection,
   SERIALIZED_PROVIDER,
   useProxiedServer,
@@ -26,7 +26,7 @@ describe("update", () => {
   /** check then update, as `pulumi up` does for a changed program. */
   async function updated(kind: KindName, state: ObjectOutputs, spec: unknown, options: DeclaredOptions) {
     const news = await checked(kind, declared(state.logicalName, spec, options), state);
-    return (await resourceProvider(kind).update(state.metadata.name, state, news)).outs as Outputs;
+    return (await providerOf(kind).update(state.metadata.name, state, news)).outs as Outputs;
   }
 
   /** A concurrent writer: labels the object through the real API, moving its resourceVersion on. */

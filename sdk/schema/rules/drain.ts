@@ -1,11 +1,9 @@
 import { parseDuration } from "../duration";
-import { objectRule, quote, schemaDefault } from "./helpers";
-
-const defaultDrainTimeout = () => String(schemaDefault("Proxy", "spec.shutdown.drainTimeout"));
-const defaultMinimum = () => String(schemaDefault("Proxy", "spec.shutdown.minimumDrainTime"));
+import { FIELD_DEFAULTS } from "../field-defaults";
+import { objectRule, quote } from "./helpers";
 
 function defaultsText(): string {
-  const [drain, minimum] = [defaultDrainTimeout(), defaultMinimum()];
+  const { drainTimeout: drain, minimumDrainTime: minimum } = FIELD_DEFAULTS;
   return drain === minimum
     ? `both default to ${quote(drain)}`
     : `minimumDrainTime defaults to ${quote(minimum)}, drainTimeout to ${quote(drain)}`;
@@ -31,7 +29,7 @@ export const drainMinimum = objectRule(
       {
         at: ["minimumDrainTime"],
         reason: "FieldValueInvalid",
-        fix: `${quote(minimumDrainTime)} is less than drainTimeout ${quote(drainTimeout)}; set minimumDrainTime to ${quote(drainTimeout)} or more (it defaults to ${quote(defaultMinimum())} when unset), or lower drainTimeout`,
+        fix: `${quote(minimumDrainTime)} is less than drainTimeout ${quote(drainTimeout)}; set minimumDrainTime to ${quote(drainTimeout)} or more (it defaults to ${quote(FIELD_DEFAULTS.minimumDrainTime)} when unset), or lower drainTimeout`,
       },
     ];
   },

@@ -1,7 +1,8 @@
 import { DURATION_EXAMPLES, parseDuration } from "../duration";
+import { KIND_NAMES } from "../kinds";
 import { isObjectName, MAX_NAME_LENGTH } from "../metadata";
 import type { RuleInfo } from "../violation";
-import { ALL_KINDS, quote, SERVICE_KINDS } from "./helpers";
+import { quote, SERVICE_KINDS } from "./helpers";
 
 /** A rule about one field's value on its own; the zod field types apply it. */
 export interface ValueRule<T> {
@@ -16,7 +17,7 @@ const examples = DURATION_EXAMPLES.map((text) => `"${text}"`).join(", ");
 export const durationFormat: ValueRule<string> = {
   info: {
     id: "duration-format",
-    kinds: ALL_KINDS,
+    kinds: KIND_NAMES,
     path: "spec.shutdown.drainTimeout | spec.shutdown.minimumDrainTime | spec.source.git.previews.ttl | **.runtime.timeout | **.runtime.limits.cpuTime",
     severity: "error",
     description: `A duration is a non-negative Go duration: write numbers with units, such as ${examples} (units ns, us, ms, s, m, h).`,

@@ -3,7 +3,6 @@ import type { ObjectNode, ObjectRule } from "../meta";
 import { isKnown, isPlainObject } from "../sentinel";
 import { type CauseReason, type PathSegment, type RuleInfo, violation } from "../violation";
 
-export const ALL_KINDS: readonly KindName[] = ["Proxy", "Service", "ServiceRevision"];
 export const SERVICE_KINDS: readonly KindName[] = ["Service", "ServiceRevision"];
 
 /** Quotes a user value for a message, shortened so a pasted blob does not flood the output. */
@@ -21,27 +20,6 @@ const MESSAGE_TYPE_NAMES: Readonly<Record<string, string>> = { ProxyTelementry: 
 /** An API type's name as messages give it. */
 export function typeNameInMessages(typeName: string): string {
   return MESSAGE_TYPE_NAMES[typeName] ?? typeName;
-}
-
-type DefaultLookup = (kind: KindName, path: string) => unknown;
-let defaultLookup: DefaultLookup | undefined;
-
-/**
- * Lets rules read the defaults the schema declares. The schema's types import their rules, so a rule cannot
- * import the schema: `defaults.ts`, which every entry point of the schema loads, hands its lookup over here.
- */
-export function provideDefaults(lookup: DefaultLookup): void {
-  defaultLookup = lookup;
-}
-
-/**
- * The default the schema declares for the field at `path` of a kind ("spec.shutdown.drainTimeout"). Call it
- * when a message or description is built, never at load time, so a changed default changes the text.
- */
-export function schemaDefault(kind: KindName, path: string): unknown {
-  if (defaultLookup === undefined)
-    throw new Error("the schema's defaults are not loaded: import sdk/schema (or sdk/schema/defaults) first");
-  return defaultLookup(kind, path);
 }
 
 /** A non-empty string that is not the unknown sentinel. */

@@ -1,5 +1,5 @@
+import { FIELD_DEFAULTS } from "../field-defaults";
 import type { ValueRule } from "./formats";
-import { schemaDefault } from "./helpers";
 
 /**
  * What is wrong with a number that must be an integer, or undefined when it is one. Infinity is not
@@ -14,7 +14,7 @@ export function integerProblem(value: number): string | undefined {
 
 const PORT_FIX = "use an integer from 1 to 65535";
 const REVISION_COUNT_FIX = () =>
-  `set a count of revisions to keep, 0 or more (default ${schemaDefault("Service", "spec.revisionHistoryLimit")})`;
+  `set a count of revisions to keep, 0 or more (default ${FIELD_DEFAULTS.revisionHistoryLimit})`;
 
 export const backendPortRange: ValueRule<number> = {
   info: {

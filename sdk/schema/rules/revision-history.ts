@@ -1,7 +1,8 @@
-import { objectRule, schemaDefault } from "./helpers";
+import { FIELD_DEFAULTS } from "../field-defaults";
+import { objectRule } from "./helpers";
 
 const ROLLBACK_MINIMUM = 2;
-const defaultLimit = () => schemaDefault("Service", "spec.revisionHistoryLimit");
+const defaultLimit = () => FIELD_DEFAULTS.revisionHistoryLimit;
 
 export const revisionHistoryMinimum = objectRule(
   {

@@ -1,5 +1,5 @@
+import { KIND_NAMES } from "../kinds";
 import type { RuleInfo } from "../violation";
-import { ALL_KINDS } from "./helpers";
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -8,7 +8,7 @@ const INT32_MAX = 2 ** 31 - 1;
 
 export const unknownField: RuleInfo = {
   id: "unknown-field",
-  kinds: ALL_KINDS,
+  kinds: KIND_NAMES,
   path: "**",
   severity: "error",
   description:
@@ -17,7 +17,7 @@ export const unknownField: RuleInfo = {
 
 export const requiredField: RuleInfo = {
   id: "required-field",
-  kinds: ALL_KINDS,
+  kinds: KIND_NAMES,
   path: "**",
   severity: "error",
   description: "A field the API requires is missing: set it (the message names the expected type or values).",
@@ -25,7 +25,7 @@ export const requiredField: RuleInfo = {
 
 export const fieldType: RuleInfo = {
   id: "field-type",
-  kinds: ALL_KINDS,
+  kinds: KIND_NAMES,
   path: "**",
   severity: "error",
   description:

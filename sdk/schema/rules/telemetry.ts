@@ -1,13 +1,14 @@
 import { MANAGED_PROVIDER } from "../enums";
+import { FIELD_DEFAULTS } from "../field-defaults";
 import { isKnown } from "../sentinel";
-import { child, objectRule, quote, schemaDefault } from "./helpers";
+import { child, objectRule, quote } from "./helpers";
 
 // "Managed" proxies are the ones the platform hosts: provider "cloud". Any other provider value is a proxy
 // the user runs, which brings its own collector but cannot use the cloud-side sinks.
 
-/** `provider "cloud"`, and whether that is the default (read from the schema when a message is built). */
+/** `provider "cloud"`, and whether that is the default (the one declaration the schema reads too). */
 const managed = () =>
-  `provider "${MANAGED_PROVIDER}"${schemaDefault("Proxy", "spec.provider") === MANAGED_PROVIDER ? ", the default" : ""}`;
+  `provider "${MANAGED_PROVIDER}"${FIELD_DEFAULTS.proxyProvider === MANAGED_PROVIDER ? ", the default" : ""}`;
 
 export const thirdPartySinksCloudOnly = objectRule(
   {

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { DOCS, generatedDocs, markdown, regenerate, table } from "../../../scripts/lib/docs";
+import { DOCS, markdown, regenerate, table } from "../../../scripts/lib/docs";
+import { generatedDocs } from "../../../scripts/lib/generated";
 import { SETTINGS } from "../../../sdk/client/settings";
 import { RULES } from "../../../sdk/schema";
 
 describe("generated documentation", () => {
-  test.each(generatedDocs())("$file is what `npm run docs` generates", ({ file, current, generated }) => {
-    expect(current, `${file} is out of date with the code it documents: run \`npm run docs\``).toBe(
+  test.each(generatedDocs())("$file is what `npm run generate` writes", ({ file, current, generated }) => {
+    expect(current, `${file} is out of date with the code it documents: run \`npm run generate\``).toBe(
       generated,
     );
   });
@@ -52,7 +53,7 @@ describe("rendering", () => {
     const section = { name: "demo", source: "a test", render: () => "new" };
     const text = "before\n<!-- generated:demo -->\nold\n<!-- /generated:demo -->\nafter\n";
     expect(regenerate("X.md", text, [section])).toBe(
-      "before\n<!-- generated:demo by npm run docs from a test; edit that, not this -->\nnew\n<!-- /generated:demo -->\nafter\n",
+      "before\n<!-- generated:demo by npm run generate from a test; edit that, not this -->\nnew\n<!-- /generated:demo -->\nafter\n",
     );
     expect(() => regenerate("X.md", "nothing here", [section])).toThrow(/X\.md: no generated part "demo"/);
   });

@@ -15,9 +15,9 @@ type Json = Record<string, any>;
 const schema = packageSchema("0.0.0-test") as Json;
 
 describe("the native package schema", () => {
-  test(`${SCHEMA_FILE} is what \`npm run native:schema\` generates from the zod schema`, () => {
+  test(`${SCHEMA_FILE} is what \`npm run generate\` writes from the zod schema`, () => {
     const committed = readFileSync(path.join(REPO, SCHEMA_FILE), "utf8");
-    expect(committed, `${SCHEMA_FILE} is out of date: run \`npm run native:schema\` and commit it`).toBe(
+    expect(committed, `${SCHEMA_FILE} is out of date: run \`npm run generate\` and commit it`).toBe(
       schemaText(),
     );
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Condition } from "../../../provider/await/condition";
 import type { ObjectSource } from "../../../provider/await/source";
-import { WaitFailedError, waitFor } from "../../../provider/await/wait";
+import { waitFor } from "../../../provider/await/wait";
+import { WaitFailedError } from "../../../sdk/errors";
 
 interface Thing {
   version: number;

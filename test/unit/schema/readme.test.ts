@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { RULES } from "../../../sdk/schema";
 
-// The rule table lives in the repository README, where users look for it. It is generated (`npm run docs`;
+// The rule table lives in the repository README, where users look for it. It is generated (`npm run generate`;
 // test/unit/docs/ fails when it is stale); these tests read it back as a reader would.
 const README = readFileSync(join(__dirname, "../../../README.md"), "utf8");
 
