@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { CRD_FILES } from "../../kube/crds";
 import { POLICIES } from "../../policies/policies";
 import { describeResource } from "../../policies/resources";
 import { STACK_POLICIES } from "../../policies/stack-policies";
@@ -46,6 +47,7 @@ export const DOCS: Readonly<Record<string, readonly Section[]>> = {
  */
 export const GENERATED_FILES: Readonly<Record<string, () => string>> = {
   "sdk/resources/secret-trees.json": secretTrees,
+  ...CRD_FILES,
 };
 
 function secretTrees(): string {
