@@ -1,3 +1,4 @@
+import { type CelValidation, celValidations } from "./cel";
 import { KINDS, type KindName } from "./kinds";
 import { groupVersionSchemas, kindComponent, refPrefix, type SchemaObject } from "./openapi";
 
@@ -5,8 +6,8 @@ import { groupVersionSchemas, kindComponent, refPrefix, type SchemaObject } from
  * The CustomResourceDefinitions (`apiextensions.k8s.io/v1`) that let a real Kubernetes API server serve the
  * kinds, built from the same OpenAPI schemas as the local server's `/openapi/v3` (openapi.ts walks the zod
  * schema once): each kind's component with its `$ref`s written in place, since a CRD's `openAPIV3Schema`
- * must be one structural schema with no references. Cluster-scoped like the local server's resources, with the
- * `status` subresource.
+ * must be one structural schema with no references, plus the rules CEL can say (cel.ts). Cluster-scoped like
+ * the local server's resources, with the `status` subresource.
  */
 
 /** A column of `kubectl get`, as a CRD declares it: where its cell comes from is a JSONPath. */
@@ -24,7 +25,10 @@ export function customResourceDefinition(
 ): SchemaObject {
   const { group, version, plural, listKind } = KINDS[kind];
   const schemas = groupVersionSchemas(group, version, 3);
-  const kindSchema = inline(schemas, schemas[kindComponent(kind)], []);
+  let kindSchema = inline(schemas, schemas[kindComponent(kind)], []);
+  for (const [at, validations] of celValidations(kind)) {
+    kindSchema = withValidations(kindSchema, at.split("."), validations);
+  }
   // The API server names the kind of a CRD's objects itself, and refuses the extension in the schema.
   const { "x-kubernetes-group-version-kind": _gvk, ...root } = kindSchema;
   const properties = root.properties as Record<string, SchemaObject>;
@@ -95,4 +99,19 @@ function nested(
     );
   }
   return key === "items" || key === "additionalProperties" ? inline(schemas, value, through) : value;
+}
+
+/** A copy of `schema` whose object at `path` (field names) carries `validations`. */
+function withValidations(
+  schema: SchemaObject,
+  path: readonly string[],
+  validations: CelValidation[],
+): SchemaObject {
+  const [name, ...rest] = path;
+  if (name === undefined) return { ...schema, "x-kubernetes-validations": validations };
+  const properties = schema.properties as Record<string, SchemaObject> | undefined;
+  const field = properties?.[name];
+  if (field === undefined)
+    throw new TypeError(`a CEL rule sits at ${name}, which is not a field of the schema`);
+  return { ...schema, properties: { ...properties, [name]: withValidations(field, rest, validations) } };
 }
