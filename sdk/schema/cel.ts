@@ -1,3 +1,4 @@
+import mergePatch from "json-merge-patch";
 import type { KindName } from "./kinds";
 import { validateSpec, validateUpdate } from "./validate";
 import type { CauseReason } from "./violation";
@@ -6,10 +7,11 @@ import type { CauseReason } from "./violation";
  * The schema's rules that a Kubernetes API server can check itself, said in CEL (a CRD's
  * `x-kubernetes-validations`). Each rule carries an example the schema's own check refuses: its violation
  * gives the message (so the words are the schema's, not a copy) and must sit where the CEL rule reports,
- * so both servers name the same field. Change rules use `oldSelf` (transition rules).
+ * so both servers name the same field; the tests send the same example to both servers. Change rules use
+ * `oldSelf` (transition rules).
  */
 
-interface CelRule {
+export interface CelRule {
   /** The schema rule's id. */
   id: string;
   kind: KindName;
@@ -20,15 +22,104 @@ interface CelRule {
   /** Where a violation is reported, relative to `at` (".filter"); `at` itself when absent. */
   fieldPath?: string;
   reason: CauseReason;
-  /** A spec the schema refuses, or an update it refuses (`previous` to `spec`). */
-  example: { previous?: unknown; spec: unknown };
+  /**
+   * JSON merge patches of the spec (null removes a field) that make a valid spec break the rule: `self`
+   * alone, or `previous` then `self` for a change rule. Kubernetes checks CEL rules only on an object
+   * that is otherwise valid, so the patches must keep the rest of it valid.
+   */
+  example: { previous?: unknown; self: unknown };
 }
 
 /** A Service's mode is filter when filter is set alone; backend otherwise (the default), unless both are set. */
 const toFilter = "has(self.filter) && !has(self.backend) && !has(oldSelf.filter)";
 const toBackend = "!has(self.filter) && has(oldSelf.filter) && !has(oldSelf.backend)";
 
-const CEL_RULES: readonly CelRule[] = [
+const REPO = { repo: "registry.example.dev/team/app" };
+const GIT = { url: "https://git.example.dev/team/app", triggers: {}, build: { output: REPO } };
+const BOTH_CREDENTIALS = {
+  credentials: { username: "robot" },
+  credentialsRef: { group: "", name: "a", namespace: "b" },
+};
+
+/** `value` at `path` (field names) of an otherwise empty object. */
+function nest(path: readonly string[], value: unknown): unknown {
+  return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+}
+
+const SERVICE_CONFIGS: readonly (readonly [KindName, readonly string[]])[] = [
+  ["Service", ["spec", "template", "spec"]],
+  ["ServiceRevision", ["spec"]],
+];
+/** Each place a BundleRef sits, with a patch that sets both credentials there. */
+const BUNDLE_REFS: readonly (readonly [KindName, readonly string[], unknown])[] = [
+  ["Service", ["spec", "source", "oci"], { source: { oci: BOTH_CREDENTIALS } }],
+  [
+    "Service",
+    ["spec", "source", "git", "build", "output"],
+    { source: { oci: null, git: { ...GIT, build: { output: { ...REPO, ...BOTH_CREDENTIALS } } } } },
+  ],
+  ["ServiceRevision", ["spec", "bundle"], { bundle: BOTH_CREDENTIALS }],
+];
+
+export const CEL_RULES: readonly CelRule[] = [
+  ...SERVICE_CONFIGS.map(
+    ([kind, at]): CelRule => ({
+      id: "backend-filter-exclusive",
+      kind,
+      at,
+      rule: "!(has(self.backend) && has(self.filter))",
+      fieldPath: ".filter",
+      reason: "FieldValueForbidden",
+      example: { self: nest(at.slice(1), { backend: {}, filter: {} }) },
+    }),
+  ),
+  ...SERVICE_CONFIGS.map(
+    ([kind, at]): CelRule => ({
+      id: "egress-exclusive",
+      kind,
+      at: [...at, "egress"],
+      rule: "!(has(self.disabled) && self.disabled && has(self.gatewayRef) && self.gatewayRef != '')",
+      fieldPath: ".gatewayRef",
+      reason: "FieldValueForbidden",
+      example: { self: nest(at.slice(1), { egress: { disabled: true, gatewayRef: "gateway" } }) },
+    }),
+  ),
+  ...BUNDLE_REFS.map(
+    ([kind, at, self]): CelRule => ({
+      id: "bundle-credentials-exclusive",
+      kind,
+      at,
+      rule: "!(has(self.credentials) && has(self.credentialsRef))",
+      fieldPath: ".credentialsRef",
+      reason: "FieldValueForbidden",
+      example: { self },
+    }),
+  ),
+  {
+    id: "source-exactly-one",
+    kind: "Service",
+    at: ["spec", "source"],
+    rule: "has(self.oci) || has(self.git)",
+    reason: "FieldValueRequired",
+    example: { self: { source: { oci: null, git: null } } },
+  },
+  {
+    id: "source-exactly-one",
+    kind: "Service",
+    at: ["spec", "source"],
+    rule: "!(has(self.oci) && has(self.git))",
+    reason: "FieldValueForbidden",
+    example: { self: { source: { oci: REPO, git: GIT } } },
+  },
+  {
+    id: "revision-bundle-digest",
+    kind: "ServiceRevision",
+    at: ["spec", "bundle"],
+    rule: "has(self.digest)",
+    fieldPath: ".digest",
+    reason: "FieldValueRequired",
+    example: { self: { bundle: { digest: null } } },
+  },
   {
     id: "service-mode-immutable",
     kind: "Service",
@@ -36,7 +127,10 @@ const CEL_RULES: readonly CelRule[] = [
     rule: `!(${toFilter})`,
     fieldPath: ".filter",
     reason: "FieldValueForbidden",
-    example: { previous: { template: { spec: {} } }, spec: { template: { spec: { filter: {} } } } },
+    example: {
+      previous: { template: { spec: { filter: null } } },
+      self: { template: { spec: { backend: null, filter: {} } } },
+    },
   },
   {
     id: "service-mode-immutable",
@@ -45,7 +139,10 @@ const CEL_RULES: readonly CelRule[] = [
     rule: `!(${toBackend})`,
     fieldPath: ".backend",
     reason: "FieldValueForbidden",
-    example: { previous: { template: { spec: { filter: {} } } }, spec: { template: { spec: {} } } },
+    example: {
+      previous: { template: { spec: { backend: null, filter: {} } } },
+      self: { template: { spec: { filter: null } } },
+    },
   },
   {
     id: "revision-spec-immutable",
@@ -53,7 +150,7 @@ const CEL_RULES: readonly CelRule[] = [
     at: ["spec"],
     rule: "self == oldSelf",
     reason: "FieldValueForbidden",
-    example: { previous: { bundle: { repo: "a.example/app" } }, spec: { bundle: { repo: "b.example/app" } } },
+    example: { previous: {}, self: { egress: { disabled: true } } },
   },
 ];
 
@@ -76,10 +173,10 @@ export function celValidations(kind: KindName): Map<string, CelValidation[]> {
 }
 
 function validation({ id, kind, rule, fieldPath, reason, example }: CelRule, at: string): CelValidation {
+  const previous = mergePatch.apply({}, example.previous ?? {});
+  const next = mergePatch.apply(structuredClone(previous), example.self);
   const violations =
-    example.previous === undefined
-      ? validateSpec(kind, example.spec)
-      : validateUpdate(kind, example.previous, example.spec);
+    example.previous === undefined ? validateSpec(kind, next) : validateUpdate(kind, previous, next);
   const path = `${at}${fieldPath ?? ""}`;
   const found = violations.find((violation) => violation.rule === id);
   if (found?.path !== path) {
