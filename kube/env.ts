@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -47,18 +47,23 @@ async function apiserverBinary(): Promise<string> {
   return path.join(stdout.trim(), "kube-apiserver");
 }
 
-/** A free loopback port (the kernel picks one; the race until the process binds it is accepted). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
+/**
+ * Free loopback ports, distinct: each is held until all are found (the race until the processes bind them
+ * is accepted).
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  const ports = await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<number>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+        }),
+    ),
+  );
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 interface Started {
@@ -78,9 +83,13 @@ function start(command: string, args: string[], log: string): Started {
   const out = createWriteStream(log);
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
+  // A process that exits without close() (an uncaught error, process.exit) must not leave servers behind.
+  const kill = () => child.kill("SIGKILL");
+  process.once("exit", kill);
   const exited = new Promise<never>((_, reject) => {
     child.once("error", reject);
     child.once("exit", async (code, signal) => {
+      process.off("exit", kill);
       reject(new Error(`${path.basename(command)} exited (${signal ?? code}):\n${await logTail(log)}`));
     });
   });
@@ -135,7 +144,7 @@ export async function startKube(): Promise<KubeEnv> {
     const tokenFile = path.join(dir, "tokens.csv");
     await writeFile(tokenFile, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
 
-    const [clientPort, peerPort, securePort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [clientPort, peerPort, securePort] = await freePorts(3);
     const etcdUrl = `http://127.0.0.1:${clientPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     // etcd without TLS: it listens on loopback only, and only kube-apiserver talks to it.
