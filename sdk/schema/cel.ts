@@ -1,4 +1,5 @@
 import mergePatch from "json-merge-patch";
+import { PORT_PROTOCOLS } from "./enums";
 import type { KindName } from "./kinds";
 import { validateSpec, validateUpdate } from "./validate";
 import type { CauseReason } from "./violation";
@@ -83,6 +84,20 @@ export const CEL_RULES: readonly CelRule[] = [
       reason: "FieldValueForbidden",
       example: { self: nest(at.slice(1), { egress: { disabled: true, gatewayRef: "gateway" } }) },
     }),
+  ),
+  // One rule per protocol: the message names it, and a CEL message is fixed text.
+  ...SERVICE_CONFIGS.flatMap(([kind, at]) =>
+    PORT_PROTOCOLS.map(
+      (protocol): CelRule => ({
+        id: "backend-port-required",
+        kind,
+        at: [...at, "backend"],
+        rule: `self.protocol != '${protocol}' || has(self.port)`,
+        fieldPath: ".port",
+        reason: "FieldValueRequired",
+        example: { self: nest(at.slice(1), { backend: { protocol, port: null } }) },
+      }),
+    ),
   ),
   ...BUNDLE_REFS.map(
     ([kind, at, self]): CelRule => ({
