@@ -1,8 +1,8 @@
 import mergePatch from "json-merge-patch";
-import { PORT_PROTOCOLS } from "./enums";
+import { BINDING_TYPES, PORT_PROTOCOLS } from "./enums";
 import type { KindName } from "./kinds";
 import { validateSpec, validateUpdate } from "./validate";
-import type { CauseReason } from "./violation";
+import { type CauseReason, formatPath, type PathSegment } from "./violation";
 
 /**
  * The schema's rules that a Kubernetes API server can check itself, said in CEL (a CRD's
@@ -16,8 +16,11 @@ export interface CelRule {
   /** The schema rule's id. */
   id: string;
   kind: KindName;
-  /** The object, from the object root, whose schema carries the rule: `self` in the expression. */
-  at: readonly string[];
+  /**
+   * The object, from the object root, whose schema carries the rule: `self` in the expression. A number
+   * stands for every item of a list (the example puts the object at that index).
+   */
+  at: readonly PathSegment[];
   /** True when the object is valid; a change rule compares `self` with `oldSelf`. */
   rule: string;
   /** Where a violation is reported, relative to `at` (".filter"); `at` itself when absent. */
@@ -41,6 +44,13 @@ const BOTH_CREDENTIALS = {
   credentials: { username: "robot" },
   credentialsRef: { group: "", name: "a", namespace: "b" },
 };
+
+/** Valid settings of each binding type. */
+const BINDING_SETTINGS = {
+  kv: { namespace: "store" },
+  secret: { key: "token", store: "secrets" },
+  service: { serviceRef: "other" },
+} satisfies Record<(typeof BINDING_TYPES)[number], unknown>;
 
 /** `value` at `path` (field names) of an otherwise empty object. */
 function nest(path: readonly string[], value: unknown): unknown {
@@ -85,7 +95,7 @@ export const CEL_RULES: readonly CelRule[] = [
       example: { self: nest(at.slice(1), { egress: { disabled: true, gatewayRef: "gateway" } }) },
     }),
   ),
-  // One rule per protocol: the message names it, and a CEL message is fixed text.
+  // One rule per protocol: the schema's message names it, and a CEL `message` is fixed text.
   ...SERVICE_CONFIGS.flatMap(([kind, at]) =>
     PORT_PROTOCOLS.map(
       (protocol): CelRule => ({
@@ -96,6 +106,28 @@ export const CEL_RULES: readonly CelRule[] = [
         fieldPath: ".port",
         reason: "FieldValueRequired",
         example: { self: nest(at.slice(1), { backend: { protocol, port: null } }) },
+      }),
+    ),
+  ),
+  // binding-type-match: per type, its own settings are required and every other type's are forbidden.
+  ...SERVICE_CONFIGS.flatMap(([kind, at]) =>
+    BINDING_TYPES.flatMap((type) =>
+      BINDING_TYPES.map((variant): CelRule => {
+        const required = variant === type;
+        const binding = {
+          name: "binding",
+          type,
+          ...(!required && { [type]: BINDING_SETTINGS[type], [variant]: BINDING_SETTINGS[variant] }),
+        };
+        return {
+          id: "binding-type-match",
+          kind,
+          at: [...at, "bindings", 0],
+          rule: `self.type != '${type}' || ${required ? "" : "!"}has(self.${variant})`,
+          fieldPath: `.${variant}`,
+          reason: required ? "FieldValueRequired" : "FieldValueForbidden",
+          example: { self: nest(at.slice(1), { bindings: [binding] }) },
+        };
       }),
     ),
   ),
@@ -177,14 +209,17 @@ export interface CelValidation {
   reason: CauseReason;
 }
 
-/** The CEL validations of a kind, keyed by the dotted path (from the object root) of the object carrying them. */
-export function celValidations(kind: KindName): Map<string, CelValidation[]> {
-  const found = new Map<string, CelValidation[]>();
+/** The CEL validations of a kind, with the path (from the object root) of the object carrying them. */
+export function celValidations(
+  kind: KindName,
+): { at: readonly PathSegment[]; validations: CelValidation[] }[] {
+  const found = new Map<string, { at: readonly PathSegment[]; validations: CelValidation[] }>();
   for (const cel of CEL_RULES.filter((entry) => entry.kind === kind)) {
-    const at = cel.at.join(".");
-    found.set(at, [...(found.get(at) ?? []), validation(cel, at)]);
+    const at = formatPath(cel.at);
+    const entry = found.get(at) ?? { at: cel.at, validations: [] };
+    found.set(at, { ...entry, validations: [...entry.validations, validation(cel, at)] });
   }
-  return found;
+  return [...found.values()];
 }
 
 function validation({ id, kind, rule, fieldPath, reason, example }: CelRule, at: string): CelValidation {

@@ -1,6 +1,7 @@
 import { type CelValidation, celValidations } from "./cel";
 import { KINDS, type KindName } from "./kinds";
 import { groupVersionSchemas, kindComponent, refPrefix, type SchemaObject } from "./openapi";
+import type { PathSegment } from "./violation";
 
 /**
  * The CustomResourceDefinitions (`apiextensions.k8s.io/v1`) that let a real Kubernetes API server serve the
@@ -26,8 +27,8 @@ export function customResourceDefinition(
   const { group, version, plural, listKind } = KINDS[kind];
   const schemas = groupVersionSchemas(group, version, 3);
   let kindSchema = inline(schemas, schemas[kindComponent(kind)], []);
-  for (const [at, validations] of celValidations(kind)) {
-    kindSchema = withValidations(kindSchema, at.split("."), validations);
+  for (const { at, validations } of celValidations(kind)) {
+    kindSchema = withValidations(kindSchema, at, validations);
   }
   // The API server names the kind of a CRD's objects itself, and refuses the extension in the schema.
   const { "x-kubernetes-group-version-kind": _gvk, ...root } = kindSchema;
@@ -101,17 +102,23 @@ function nested(
   return key === "items" || key === "additionalProperties" ? inline(schemas, value, through) : value;
 }
 
-/** A copy of `schema` whose object at `path` (field names) carries `validations`. */
+/** A copy of `schema` whose object at `path` (field names; a number for a list's items) carries `validations`. */
 function withValidations(
   schema: SchemaObject,
-  path: readonly string[],
+  path: readonly PathSegment[],
   validations: CelValidation[],
 ): SchemaObject {
-  const [name, ...rest] = path;
-  if (name === undefined) return { ...schema, "x-kubernetes-validations": validations };
+  const [step, ...rest] = path;
+  if (step === undefined) return { ...schema, "x-kubernetes-validations": validations };
+  if (typeof step === "number") {
+    const items = schema.items as SchemaObject | undefined;
+    if (items === undefined)
+      throw new TypeError("a CEL rule sits in the items of a field that is not a list");
+    return { ...schema, items: withValidations(items, rest, validations) };
+  }
   const properties = schema.properties as Record<string, SchemaObject> | undefined;
-  const field = properties?.[name];
+  const field = properties?.[step];
   if (field === undefined)
-    throw new TypeError(`a CEL rule sits at ${name}, which is not a field of the schema`);
-  return { ...schema, properties: { ...properties, [name]: withValidations(field, rest, validations) } };
+    throw new TypeError(`a CEL rule sits at ${step}, which is not a field of the schema`);
+  return { ...schema, properties: { ...properties, [step]: withValidations(field, rest, validations) } };
 }

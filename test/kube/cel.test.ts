@@ -9,6 +9,7 @@ import { type KubeEnv, startKube } from "../../kube/env";
 import { KIND_NAMES, KINDS, type KindName } from "../../sdk/schema";
 import { CEL_RULES, type CelRule } from "../../sdk/schema/cel";
 import { customResourceDefinition } from "../../sdk/schema/crd";
+import { formatPath } from "../../sdk/schema/violation";
 import { VALID_SPECS } from "../api/fixtures";
 import { type Json, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 
@@ -24,7 +25,7 @@ interface Answer {
 const CASES = CEL_RULES.map((cel, index) => ({
   cel,
   kind: cel.kind,
-  field: `${cel.at.join(".")}${cel.fieldPath ?? ""}`,
+  field: `${formatPath(cel.at)}${cel.fieldPath ?? ""}`,
   name: `${cel.id}-${index}`,
 }));
 
@@ -32,7 +33,7 @@ const CASES = CEL_RULES.map((cel, index) => ({
 function messageOf(cel: CelRule): string {
   const crd = customResourceDefinition(cel.kind, []) as Json;
   let schema = crd.spec.versions[0].schema.openAPIV3Schema;
-  for (const name of cel.at) schema = schema.properties[name];
+  for (const step of cel.at) schema = typeof step === "number" ? schema.items : schema.properties[step];
   return schema["x-kubernetes-validations"].find((entry: Json) => entry.rule === cel.rule).message;
 }
 
