@@ -27,6 +27,11 @@ export interface CelRule {
   fieldPath?: string;
   reason: CauseReason;
   /**
+   * For a message that names the value: the CEL expression of the value, and its text in the example's
+   * message, which the expression replaces (a `messageExpression`).
+   */
+  value?: { expression: string; text: string };
+  /**
    * JSON merge patches of the spec (null removes a field) that make a valid spec break the rule: `self`
    * alone, or `previous` then `self` for a change rule. Kubernetes checks CEL rules only on an object
    * that is otherwise valid, so the patches must keep the rest of it valid.
@@ -108,6 +113,28 @@ export const CEL_RULES: readonly CelRule[] = [
         example: { self: nest(at.slice(1), { backend: { protocol, port: null } }) },
       }),
     ),
+  ),
+  {
+    id: "revision-history-range",
+    kind: "Service",
+    at: ["spec"],
+    rule: "self.revisionHistoryLimit >= 0",
+    fieldPath: ".revisionHistoryLimit",
+    reason: "FieldValueInvalid",
+    value: { expression: "self.revisionHistoryLimit", text: "-7" },
+    example: { self: { revisionHistoryLimit: -7 } },
+  },
+  ...SERVICE_CONFIGS.map(
+    ([kind, at]): CelRule => ({
+      id: "backend-port-range",
+      kind,
+      at: [...at, "backend"],
+      rule: "!has(self.port) || (self.port >= 1 && self.port <= 65535)",
+      fieldPath: ".port",
+      reason: "FieldValueInvalid",
+      value: { expression: "self.port", text: "70000" },
+      example: { self: nest(at.slice(1), { backend: { protocol: "tcp", port: 70000 } }) },
+    }),
   ),
   // binding-type-match: per type, its own settings are required and every other type's are forbidden.
   ...SERVICE_CONFIGS.flatMap(([kind, at]) =>
@@ -204,7 +231,8 @@ export const CEL_RULES: readonly CelRule[] = [
 /** One entry of `x-kubernetes-validations`. */
 export interface CelValidation {
   rule: string;
-  message: string;
+  message?: string;
+  messageExpression?: string;
   fieldPath?: string;
   reason: CauseReason;
 }
@@ -222,7 +250,10 @@ export function celValidations(
   return [...found.values()];
 }
 
-function validation({ id, kind, rule, fieldPath, reason, example }: CelRule, at: string): CelValidation {
+function validation(
+  { id, kind, rule, fieldPath, reason, value, example }: CelRule,
+  at: string,
+): CelValidation {
   const previous = mergePatch.apply({}, example.previous ?? {});
   const next = mergePatch.apply(structuredClone(previous), example.self);
   const violations =
@@ -233,5 +264,16 @@ function validation({ id, kind, rule, fieldPath, reason, example }: CelRule, at:
     throw new TypeError(`the CEL form of ${id} reports at ${path}; its example breaks it at ${found?.path}`);
   }
   const message = found.message.slice(`${found.path}: `.length);
-  return { rule, message, ...(fieldPath !== undefined && { fieldPath }), reason };
+  const words = value === undefined ? { message } : { messageExpression: spliced(message, value) };
+  return { rule, ...words, ...(fieldPath !== undefined && { fieldPath }), reason };
+}
+
+/** A CEL expression of `message` with each `value.text` in it replaced by the value. */
+function spliced(message: string, value: { expression: string; text: string }): string {
+  const parts = message.split(value.text).map((part) => part.replaceAll("%", "%%"));
+  if (parts.length < 2) throw new TypeError(`the message "${message}" does not name the value ${value.text}`);
+  // format(), not concatenation: kube-apiserver estimates the cost of `+` on a number's text as unbounded.
+  // CEL's double-quoted literals escape as JSON's do.
+  const values = Array(parts.length - 1).fill(value.expression);
+  return `${JSON.stringify(parts.join("%s"))}.format([${values.join(", ")}])`;
 }
