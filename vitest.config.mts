@@ -14,6 +14,8 @@ export default defineConfig({
       suite("provider", 120_000),
       suite("policy", 60_000),
       suite("e2e", 600_000),
+      // A real kube-apiserver: the first run may build it (minutes), then each start takes seconds.
+      suite("kube", 900_000),
     ],
   },
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs beyond `npm ci`, idempotently and with progress: checks that npm installed the
-# pinned Node, installs Debian's OCI registry for the tests and the demo, and builds the pinned Pulumi CLI.
+# pinned Node, installs Debian's OCI registry for the tests and the demo, builds the pinned Pulumi CLI, and
+# makes a real Kubernetes API server available (kube-apiserver built from Go modules, Debian's etcd).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -16,3 +17,4 @@ echo "[setup] Node $("$node_bin" --version) from node_modules (pinned)" >&2
 bash "$repo/scripts/setup-registry.sh"
 bash "$repo/scripts/toolchain/build.sh"
 echo "[setup] Pulumi CLI $("$(bash "$repo/scripts/toolchain/build.sh" --print-bin-dir)/pulumi" version) ready" >&2
+bash "$repo/scripts/toolchain/kube.sh"

@@ -3,6 +3,7 @@
 // one line in GENERATED_FILES.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { CRD_SOURCE, crdFile, crdYaml } from "../../kube/crds";
 import { SCHEMA_FILE, schemaText } from "../../provider/native/schema-file";
 import { KIND_NAMES, secretTree } from "../../sdk/schema";
 import { nodeSdk } from "../native/node-sdk";
@@ -52,6 +53,7 @@ export const GENERATED_FILES: readonly GeneratedFile[] = [
   // Pulumi refuses a package schema with keys it does not define: provider/native/README.md and
   // .gitattributes mark this one.
   file(SCHEMA_FILE, "the zod schema (packageSchema in provider/native/package-schema.ts)", schemaText),
+  ...KIND_NAMES.map((kind) => file(crdFile(kind), CRD_SOURCE, () => crdYaml(kind))),
   ...Object.keys(DOCS).map(markdownParts),
 ];
 

@@ -1,0 +1,72 @@
+import { execFile } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+
+/**
+ * The key material a kube-apiserver needs, written into `dir`: a CA made for this one environment, a
+ * serving certificate it signs for 127.0.0.1 (clients verify the server against the CA, as against a real
+ * cluster), and the key pair that signs service-account tokens. openssl makes the certificates (node:crypto
+ * makes keys, not X.509 certificates).
+ */
+
+export interface Pki {
+  caCert: string;
+  caFile: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+  serviceAccountPublicFile: string;
+  serviceAccountKeyFile: string;
+}
+
+const run = promisify(execFile);
+
+// The certificates live as long as a test run or a local cluster: a week leaves room for the second.
+const DAYS = "7";
+const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", DAYS];
+
+const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
+
+export async function makePki(dir: string): Promise<Pki> {
+  const file = (name: string) => path.join(dir, name);
+  const out = (name: string) => ["-keyout", file(`${name}.key`), "-out", file(`${name}.crt`)];
+  await run("openssl", [
+    ...["req", "-x509", ...EC_KEY, "-subj", "/CN=exampledev-kube-ca"],
+    ...extensions("basicConstraints=critical,CA:TRUE", "keyUsage=critical,keyCertSign,cRLSign"),
+    ...out("ca"),
+  ]);
+  await run("openssl", [
+    ...[
+      "req",
+      "-x509",
+      ...EC_KEY,
+      "-CA",
+      file("ca.crt"),
+      "-CAkey",
+      file("ca.key"),
+      "-subj",
+      "/CN=kube-apiserver",
+    ],
+    ...extensions(
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "basicConstraints=critical,CA:FALSE",
+      "keyUsage=critical,digitalSignature",
+      "extendedKeyUsage=serverAuth",
+    ),
+    ...out("apiserver"),
+  ]);
+  const serviceAccount = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  await writeFile(file("sa.pub"), serviceAccount.publicKey.export({ type: "spki", format: "pem" }));
+  await writeFile(file("sa.key"), serviceAccount.privateKey.export({ type: "pkcs8", format: "pem" }), {
+    mode: 0o600,
+  });
+  return {
+    caCert: await readFile(file("ca.crt"), "utf8"),
+    caFile: file("ca.crt"),
+    serverCertFile: file("apiserver.crt"),
+    serverKeyFile: file("apiserver.key"),
+    serviceAccountPublicFile: file("sa.pub"),
+    serviceAccountKeyFile: file("sa.key"),
+  };
+}

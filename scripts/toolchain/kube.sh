@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Makes a real Kubernetes API server available: kube-apiserver built once from Go modules (the wrapper module in
+# kube/, whose k8s.io/kubernetes requirement is the pin) and cached outside the repository beside the Pulumi CLI,
+# keyed by version; etcd from Debian's etcd-server. Idempotent; prints progress to stderr.
+#
+#   scripts/toolchain/kube.sh                 ensure both, print nothing on stdout
+#   scripts/toolchain/kube.sh --print-bin-dir ensure both, then print the directory holding kube-apiserver
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$here/kube/go.mod")
+cache_root=${EXAMPLEDEV_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/exampledev-pulumi}
+bin_dir="$cache_root/kube-apiserver-$version/bin"
+
+say() { echo "[toolchain] $*" >&2; }
+fail() { say "error: $*"; exit 1; }
+
+[[ -n "$version" ]] || fail "scripts/toolchain/kube/go.mod does not require k8s.io/kubernetes"
+
+as_root() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo -n "$@"
+  else
+    fail "root is needed to run '$*': run this as root, or install it yourself (apt-get install etcd-server)"
+  fi
+}
+
+# Debian's etcd 3.4 is one that kube-apiserver 1.35 accepts (it needs the v3 API only). The tests start their
+# own etcd on loopback ports, so the package's own service (on :2379) is stopped and kept from starting at boot.
+ensure_etcd() {
+  if ! command -v etcd >/dev/null 2>&1; then
+    command -v apt-get >/dev/null 2>&1 || fail "apt-get not found: install etcd 3.4 or newer so that 'etcd' is on PATH"
+    say "installing Debian package etcd-server"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server
+  fi
+  if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null 2>&1; then
+    if systemctl is-enabled --quiet etcd 2>/dev/null || systemctl is-active --quiet etcd 2>/dev/null; then
+      as_root systemctl disable --now etcd
+    fi
+  elif [[ -x /etc/init.d/etcd ]] && /etc/init.d/etcd status >/dev/null 2>&1; then
+    as_root /etc/init.d/etcd stop
+  fi
+  say "etcd $(etcd --version | awk '/^etcd Version/ { print $3 }') at $(command -v etcd)"
+}
+
+build_apiserver() {
+  if ! command -v go >/dev/null 2>&1; then
+    [[ -x /usr/local/go/bin/go ]] || fail "Go 1.25 or newer is required to build kube-apiserver $version (no prebuilt binary can be downloaded here)"
+    export PATH="/usr/local/go/bin:$PATH"
+  fi
+  mkdir -p "$cache_root"
+  local started
+  # Global, so the EXIT trap still sees it after this function returns.
+  staging=$(mktemp -d "$cache_root/kube-build.XXXXXX")
+  trap 'rm -rf "$staging"' EXIT
+  # kubectl refuses the v0.0.0-master a plain build reports: stamp the release in both places that carry it.
+  local minor=${version#v1.}
+  minor=${minor%%.*}
+  local ldflags="-s -w"
+  local pkg
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+  done
+  started=$SECONDS
+  say "building kube-apiserver $version from Go modules into $bin_dir"
+  say "  (first build: about 8 minutes on 2 cores, plus module downloads; later runs reuse the cache)"
+  # go build -v names each package as it compiles it: one progress line every 200 packages.
+  (cd "$here/kube" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" \
+    -o "$staging/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver 2>&1 |
+    awk '{ n++; if (n % 200 == 0) printf "[toolchain]   kube-apiserver: %d packages compiled\n", n > "/dev/stderr" }
+      /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }')
+  [[ -x "$staging/kube-apiserver" ]] || fail "go build did not produce kube-apiserver"
+  # Moved into place only once built, so an interrupted build never leaves a half toolchain behind.
+  mkdir -p "$bin_dir"
+  mv "$staging/kube-apiserver" "$bin_dir/"
+  say "built kube-apiserver in $((SECONDS - started))s"
+}
+
+ensure_etcd
+if [[ ! -x "$bin_dir/kube-apiserver" ]] || ! "$bin_dir/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $version"; then
+  build_apiserver
+fi
+say "kube-apiserver $version at $bin_dir"
+if [[ "${1:-}" == "--print-bin-dir" ]]; then echo "$bin_dir"; fi
