@@ -12,15 +12,17 @@ if (!url || !countText || (mode !== "read" && mode !== "stall") || !watchPath) {
   process.exit(2);
 }
 const { hostname, port } = new URL(url);
+const LINE_END = Buffer.from("}\n");
 const counts = { opened: 0, events: 0, endedByServer: 0, refused: 0 };
 
-const RESOURCE_VERSION = /"resourceVersion":"(\d+)"/g;
+const RESOURCE_VERSION = /"resourceVersion":"(\d+)"/;
 
-/** The resourceVersion of the last event in `text`, if any. */
+/** The resourceVersion of the last whole event in `text`, if any (read only when a watch is resumed). */
 function lastVersion(text: string): string | undefined {
-  let last: string | undefined;
-  for (const match of text.matchAll(RESOURCE_VERSION)) last = match[1];
-  return last;
+  const end = text.lastIndexOf("}\n");
+  if (end === -1) return undefined;
+  const start = text.lastIndexOf('{"type":', end);
+  return RESOURCE_VERSION.exec(text.slice(start, end))?.[1];
 }
 
 function open(resourceVersion: string | undefined, onAnswer: () => void): void {
@@ -28,7 +30,7 @@ function open(resourceVersion: string | undefined, onAnswer: () => void): void {
   const query = resourceVersion === undefined ? "" : `&resourceVersion=${resourceVersion}`;
   socket.write(`GET ${watchPath}?watch=true${query} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
   let head = "";
-  let version = resourceVersion;
+  let tail: Buffer | undefined;
   let ready = false;
   socket.on("data", (chunk: Buffer) => {
     if (!ready) {
@@ -45,16 +47,16 @@ function open(resourceVersion: string | undefined, onAnswer: () => void): void {
       if (mode === "stall") socket.pause();
       return;
     }
-    // Events are counted by their line ends; the chunked framing adds none inside a JSON line.
-    const text = chunk.toString("latin1");
-    for (let at = text.indexOf("}\n"); at !== -1; at = text.indexOf("}\n", at + 2)) counts.events++;
-    version = lastVersion(text) ?? version;
+    // Events are counted by their line ends (the chunked framing adds none inside a JSON line); the text
+    // is kept only for the resourceVersion a resumed watch starts from, and read only then.
+    for (let at = chunk.indexOf(LINE_END); at !== -1; at = chunk.indexOf(LINE_END, at + 2)) counts.events++;
+    tail = chunk;
   });
   socket.on("error", () => {});
   socket.on("close", () => {
     if (stopping || !ready || !head.startsWith("HTTP/1.1 200")) return;
     counts.endedByServer++;
-    if (mode === "read") open(version, () => {});
+    if (mode === "read") open((tail && lastVersion(tail.toString("latin1"))) ?? resourceVersion, () => {});
   });
 }
 
@@ -66,7 +68,10 @@ for (let i = 0; i < total; i++) {
     if (++answered === total) console.log("ready");
   });
 }
+// Alive until told to stop, even once the server has closed every connection.
+const keepAlive = setInterval(() => {}, 60_000);
 process.on("SIGTERM", () => {
+  clearInterval(keepAlive);
   stopping = true;
   console.log(JSON.stringify(counts));
   process.exit(0);

@@ -21,8 +21,11 @@ export interface WatchSettings {
   maxBufferedEvents: number;
   /** How long a watch that fell behind has to take what it was sent before its connection is cut. */
   slowClientGraceMs: number;
-  /** Under a stream of events, how long lines wait so that each write to a watch carries several. */
-  flushIntervalMs: number;
+  /**
+   * Under a stream of events, how long lines may wait so that each write to a watch carries several:
+   * FLUSH_MS_PER_WATCH for each open watch, up to this.
+   */
+  maxFlushIntervalMs: number;
   /** Open watches past which a new one is refused with 429 and Retry-After. */
   maxWatches: number;
   /** The bound of a watch without `timeoutSeconds`, in ms. */
@@ -34,12 +37,15 @@ export interface WatchSettings {
  * [1, 2). Its watch cache gives each watcher a small buffer and closes one that cannot keep up; these bounds
  * are in the same spirit, sized for this server's objects (up to the object size limit each).
  */
+/** A round of writes costs about 10 µs per watch: one every 0.1 ms per watch keeps it near a tenth of the time. */
+const FLUSH_MS_PER_WATCH = 0.1;
+
 export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
   bookmarkIntervalMs: 60_000,
   maxBufferedBytes: 16 * 1024 * 1024,
   maxBufferedEvents: 1_000,
   slowClientGraceMs: 5_000,
-  flushIntervalMs: 20,
+  maxFlushIntervalMs: 100,
   maxWatches: 4_096,
   defaultTimeoutMs: () => Math.round(1_800_000 * (1 + Math.random())),
 };
@@ -198,5 +204,6 @@ export function openWatches(
   });
   const { historySize: _size, ...given } = options;
   const settings = { ...DEFAULT_WATCH_SETTINGS, ...given };
-  return { hub, settings, lines: new EventLines(), scheduler: new FlushScheduler(settings.flushIntervalMs) };
+  const interval = () => Math.min(settings.maxFlushIntervalMs, hub.size * FLUSH_MS_PER_WATCH);
+  return { hub, settings, lines: new EventLines(), scheduler: new FlushScheduler(interval) };
 }

@@ -6,21 +6,23 @@ const WRITE_BYTES = 64 * 1024;
 
 /**
  * When the watches' queued lines go out. A watch whose client is reading gets them at once when the server
- * is quiet; under a stream of events, every watch's lines leave together at most once per `intervalMs`, so
- * a write to a socket carries many events instead of one: with a thousand watches, one write per watch and
+ * is quiet; under a stream of events, every watch's lines leave together at most once per interval, so a
+ * write to a socket carries many events instead of one: with a thousand watches, one write per watch and
  * event is what costs the server its throughput (Kubernetes' API server has a goroutine per watch for it).
+ * The interval grows with the number of watches (`interval()`), so a round of writes stays a bounded share
+ * of the server's time: a few watches see events within milliseconds, a thousand within a tenth of a second.
  */
 export class FlushScheduler {
   private readonly dirty = new Set<WatchStream>();
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private last = 0;
 
-  constructor(private readonly intervalMs: number) {}
+  constructor(private readonly interval: () => number) {}
 
   schedule(stream: WatchStream): void {
     this.dirty.add(stream);
     if (this.timer !== undefined) return;
-    const wait = this.last + this.intervalMs - performance.now();
+    const wait = this.last + this.interval() - performance.now();
     const run = () => this.flush();
     this.timer = wait > 0 ? setTimeout(run, wait) : setImmediate(run);
   }
