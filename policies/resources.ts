@@ -1,6 +1,6 @@
 import { kindOfTypeToken } from "../sdk/resources/type-tokens";
 import { isUnknown, type KindName } from "../sdk/schema";
-import { isPlainObject } from "../sdk/shared/records";
+import { isRecord } from "../sdk/shared/records";
 
 /**
  * The kind of a resource type token, of either family: the dynamic resources' (`pulumi-nodejs:dynamic/
@@ -30,7 +30,7 @@ export function describeResource(kind: KindName, name: string): string {
 /** The API object name (`metadata.name`) when it is known; undefined when absent or still unknown. */
 export function objectName(props: Record<string, unknown>): string | undefined {
   const metadata = props.metadata;
-  if (!isPlainObject(metadata)) return undefined;
+  if (!isRecord(metadata)) return undefined;
   return isKnownName(metadata.name) ? metadata.name : undefined;
 }
 

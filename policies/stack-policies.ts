@@ -1,6 +1,6 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import type { KindName } from "../sdk/schema";
-import { isPlainObject } from "../sdk/shared/records";
+import { isRecord } from "../sdk/shared/records";
 import { describeResource, isKnownName, kindOfType, objectName, plainProperties } from "./resources";
 
 /** A resource of ours in the stack, with its properties read as plain values. */
@@ -21,7 +21,7 @@ function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
 /** The revision a Service pins, when it pins one and its name is known. */
 function pinnedRevision(service: StackObject): string | undefined {
   const { spec } = service.props;
-  const liveRevision = isPlainObject(spec) ? spec.liveRevision : undefined;
+  const liveRevision = isRecord(spec) ? spec.liveRevision : undefined;
   return isKnownName(liveRevision) ? liveRevision : undefined;
 }
 

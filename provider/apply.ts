@@ -1,5 +1,5 @@
 import { type ApiError, ConflictError, type ManagedFieldsEntry, type ObjectMeta } from "../sdk/client";
-import { isPlainObject } from "../sdk/shared/records";
+import { isRecord } from "../sdk/shared/records";
 
 /**
  * The field manager of every write the provider makes: an `Apply` entry in `metadata.managedFields` with
@@ -89,7 +89,7 @@ function mergeFieldSets(a: Record<string, unknown>, b: Record<string, unknown>):
   for (const [key, value] of Object.entries(b)) {
     const existing = merged[key];
     merged[key] =
-      isPlainObject(existing) && isPlainObject(value) ? mergeFieldSets(existing, value) : (value ?? existing);
+      isRecord(existing) && isRecord(value) ? mergeFieldSets(existing, value) : (value ?? existing);
   }
   return merged;
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { CREATE_TOKEN_ANNOTATION, createTokenOf, withCreateToken } from "../sdk/client";
 import { isPlaceholder, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../sdk/schema";
-import { isPlainObject } from "../sdk/shared/records";
+import { isRecord } from "../sdk/shared/records";
 import type { AnyObject } from "./kinds";
 
 /** The resource's checked inputs, as `check` returns them. */
@@ -169,7 +169,7 @@ function declaredKeys(
  * list, and any other value, is compared whole.
  */
 export function declaredPart(live: unknown, declared: unknown): unknown {
-  if (isPlainObject(live) && isPlainObject(declared)) {
+  if (isRecord(live) && isRecord(declared)) {
     return Object.fromEntries(
       Object.entries(live)
         .filter(([key]) => Object.hasOwn(declared, key))
@@ -186,7 +186,7 @@ export function declaredPart(live: unknown, declared: unknown): unknown {
 }
 
 function keyedByName(items: unknown[]): items is { name: string }[] {
-  return items.every((item) => isPlainObject(item) && typeof item.name === "string");
+  return items.every((item) => isRecord(item) && typeof item.name === "string");
 }
 
 function fillPlaceholders(server: unknown, state: unknown): unknown {

@@ -1,5 +1,6 @@
-import { codeOf, failureStatus, type Reason } from "../sdk/errors/reasons";
-import type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
+import { ApiError as ClientApiError } from "../sdk/errors/api-error";
+import { failureStatus, type Reason } from "../sdk/errors/reasons";
+import type { StatusCause, StatusDetails } from "../sdk/errors/status";
 import { KINDS, type KindName } from "../sdk/schema";
 
 // The Status body, its builders and the reason -> code table are sdk/errors' (one definition for the server
@@ -7,23 +8,20 @@ import { KINDS, type KindName } from "../sdk/schema";
 export { failureStatus, type Reason, reasonForCode, successStatus } from "../sdk/errors/reasons";
 export type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
 
-/** A failure a handler throws; the error handler answers it with `toStatus()`. */
-export class ApiError extends Error {
-  constructor(
-    readonly reason: Reason,
-    message: string,
-    readonly details: StatusDetails = {},
-  ) {
-    super(message);
-    this.name = "ApiError";
+/**
+ * A failure a handler throws; the error handler answers with its `status`. It is the client's `ApiError`,
+ * built from the Status the server sends, so `code`, `reason`, `causes` and `status` read the same on both
+ * sides. Its message is that Status's message, the words the server sends, where the client's describes an
+ * answer it received.
+ */
+export class ApiError extends ClientApiError {
+  constructor(reason: Reason, message: string, details: StatusDetails = {}) {
+    super(failureStatus(reason, message, details));
+    this.message = message;
   }
 
-  get code(): number {
-    return codeOf(this.reason);
-  }
-
-  toStatus(): Status {
-    return failureStatus(this.reason, this.message, this.details);
+  get details(): StatusDetails {
+    return this.status.details ?? {};
   }
 }
 

@@ -2,8 +2,8 @@
 
 export type JsonPath = readonly (string | number)[];
 
-/** A JSON object (not null, not an array): the sdk's one definition, under the name the server uses. */
-export { isPlainObject as isRecord } from "../sdk/shared/records";
+/** A JSON object (not null, not an array): the sdk's one definition, beside the server's other JSON helpers. */
+export { isRecord } from "../sdk/shared/records";
 
 /** A copy without the keys whose value is undefined (so stored JSON and equality checks agree). */
 export function withoutUndefined<T extends object>(value: T): T {

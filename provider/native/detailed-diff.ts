@@ -2,7 +2,7 @@
 // change replaces the object. The engine prints them (`~ spec.template.spec.env[0].value`) instead of
 // whole top-level values.
 import { isDeepStrictEqual } from "node:util";
-import { isPlainObject } from "../../sdk/shared/records";
+import { isRecord } from "../../sdk/shared/records";
 import type { Path } from "./wire-secrets";
 
 export type ChangeKind = "add" | "delete" | "update";
@@ -29,7 +29,7 @@ export function propertyPath(path: Path): string {
 /** The leaf paths where `before` and `after` differ; objects and lists are compared member by member. */
 function changedPaths(before: unknown, after: unknown, path: Path, found: [Path, ChangeKind][]): void {
   if (isDeepStrictEqual(before, after)) return;
-  if (isPlainObject(before) && isPlainObject(after)) {
+  if (isRecord(before) && isRecord(after)) {
     for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
       changedPaths(before[key], after[key], [...path, key], found);
     }

@@ -2,7 +2,7 @@
 // as an object carrying Pulumi's signature key, and an output is secret when the plugin wraps it the same way.
 // The core (provider/object-provider.ts) works on plain values: `reveal` unwraps what arrives and remembers
 // where the secrets were, `conceal` wraps those places again, plus the spec's secret fields, on the way out.
-import { isPlainObject } from "../../sdk/shared/records";
+import { isRecord } from "../../sdk/shared/records";
 
 /** The key and value that mark a secret in the protocol's structs (Pulumi's `specialSigKey`, `secretSig`). */
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
@@ -11,7 +11,7 @@ const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export type Path = readonly (string | number)[];
 
 export function isWireSecret(value: unknown): value is { value: unknown } {
-  return isPlainObject(value) && value[SIG_KEY] === SECRET_SIG;
+  return isRecord(value) && value[SIG_KEY] === SECRET_SIG;
 }
 
 export function wireSecret(value: unknown): Record<string, unknown> {
@@ -27,7 +27,7 @@ export function reveal(value: unknown): { plain: unknown; secrets: Path[] } {
       return visit(item.value, path);
     }
     if (Array.isArray(item)) return item.map((element, index) => visit(element, [...path, index]));
-    if (isPlainObject(item)) {
+    if (isRecord(item)) {
       return Object.fromEntries(
         Object.entries(item).map(([key, field]) => [key, visit(field, [...path, key])]),
       );
@@ -50,7 +50,7 @@ function wrapAt(value: unknown, path: Path): unknown {
   if (Array.isArray(value) && typeof head === "number" && head < value.length) {
     return value.map((item, index) => (index === head ? wrapAt(item, rest) : item));
   }
-  if (isPlainObject(value) && typeof head === "string" && Object.hasOwn(value, head)) {
+  if (isRecord(value) && typeof head === "string" && Object.hasOwn(value, head)) {
     return { ...value, [head]: wrapAt(value[head], rest) };
   }
   return value;

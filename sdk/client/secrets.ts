@@ -1,5 +1,5 @@
 import { isPlaceholder, type KindName, secretPaths } from "../schema";
-import { isPlainObject } from "../shared/records";
+import { isRecord } from "../shared/records";
 import type { JsonPatchOperation } from "./types";
 
 /**
@@ -34,7 +34,7 @@ function valueAt(value: unknown, path: readonly (string | number)[]): unknown {
 
 function stringLeaves(value: unknown): string[] {
   if (typeof value === "string") return [value];
-  if (Array.isArray(value) || isPlainObject(value)) return Object.values(value).flatMap(stringLeaves);
+  if (Array.isArray(value) || isRecord(value)) return Object.values(value).flatMap(stringLeaves);
   return [];
 }
 

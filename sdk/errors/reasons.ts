@@ -75,7 +75,7 @@ export function reasonForCode(code: number): Reason {
 }
 
 /** A `Failure` Status as the server sends it. */
-export function failureStatus(reason: Reason, message: string, details: StatusDetails = {}): Status {
+export function failureStatus(reason: Reason, message: string, details: StatusDetails = {}): FailureStatus {
   return {
     kind: "Status",
     apiVersion: "v1",

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../shared/records";
+import { isRecord } from "../shared/records";
 import { redactValues } from "./redact";
 
 /** One reason a request was refused, usually a field that failed validation. */
@@ -52,7 +52,7 @@ export function toStatus(
 ): FailureStatus {
   const scrub = (text: string) => redactValues(text, redact);
   const source = isStatusBody(body) ? body : {};
-  const details = isPlainObject(source.details) ? cleanDetails(source.details, scrub) : undefined;
+  const details = isRecord(source.details) ? cleanDetails(source.details, scrub) : undefined;
   return {
     kind: "Status",
     apiVersion: "v1",
@@ -65,7 +65,7 @@ export function toStatus(
 }
 
 function isStatusBody(body: unknown): body is Record<string, unknown> {
-  return isPlainObject(body) && body.kind === "Status";
+  return isRecord(body) && body.kind === "Status";
 }
 
 function cleanDetails(details: Record<string, unknown>, scrub: (text: string) => string): StatusDetails {
@@ -75,7 +75,7 @@ function cleanDetails(details: Record<string, unknown>, scrub: (text: string) =>
   }
   if (typeof details.retryAfterSeconds === "number") clean.retryAfterSeconds = details.retryAfterSeconds;
   if (Array.isArray(details.causes))
-    clean.causes = details.causes.filter(isPlainObject).map((c) => cleanCause(c, scrub));
+    clean.causes = details.causes.filter(isRecord).map((c) => cleanCause(c, scrub));
   return clean;
 }
 

@@ -3,7 +3,7 @@ import type { KindName } from "./kinds";
 import { RULE_INFOS_BY_ID } from "./rules/catalog";
 import { quote } from "./rules/helpers";
 import { enumValue, fieldType, int32Range, requiredField } from "./rules/structural";
-import { isPlainObject, isUnknown } from "./sentinel";
+import { isRecord, isUnknown } from "./sentinel";
 import { SPECS, specSchema } from "./specs";
 import { formatPath, type PathSegment, type RuleInfo, type Violation, violation } from "./violation";
 
@@ -16,7 +16,7 @@ function lookup(root: unknown, path: readonly PropertyKey[]): { value: unknown; 
   let value = root;
   for (const segment of path) {
     if (isUnknown(value)) return { value, unknown: true };
-    if (!(isPlainObject(value) || Array.isArray(value))) return { value: undefined, unknown: false };
+    if (!(isRecord(value) || Array.isArray(value))) return { value: undefined, unknown: false };
     value = (value as Record<PropertyKey, unknown>)[segment];
   }
   return { value, unknown: isUnknown(value) };

@@ -1,4 +1,4 @@
-import { isPlainObject } from "../shared/records";
+import { isRecord } from "../shared/records";
 import { isUnknown } from "./sentinel";
 import type { CauseReason } from "./violation";
 
@@ -99,7 +99,7 @@ export function metadataIssues(
     ["annotations", false],
   ] as const) {
     const entries = metadata[field];
-    if (!isPlainObject(entries)) continue;
+    if (!isRecord(entries)) continue;
     for (const [key, value] of Object.entries(entries)) {
       const problem =
         keyProblem(key) ?? (checkValue && isKnownString(value) ? labelValueProblem(value) : undefined);
@@ -108,7 +108,7 @@ export function metadataIssues(
   }
   const references = Array.isArray(metadata.ownerReferences) ? metadata.ownerReferences : [];
   references.forEach((reference: unknown, index) => {
-    if (!isPlainObject(reference)) return;
+    if (!isRecord(reference)) return;
     for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
       if (reference[field] === "") {
         add(

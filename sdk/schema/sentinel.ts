@@ -1,7 +1,7 @@
-import { isPlainObject } from "../shared/records";
+import { isRecord } from "../shared/records";
 
 // The one definition is sdk/shared/records.ts; the schema's modules import it from here.
-export { isPlainObject };
+export { isRecord };
 
 /** Pulumi's unknown-value sentinel: during preview, outputs not yet known reach the provider as this string. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -19,6 +19,6 @@ export function isKnown(value: unknown): boolean {
 export function containsUnknown(value: unknown): boolean {
   if (isUnknown(value)) return true;
   if (Array.isArray(value)) return value.some(containsUnknown);
-  if (isPlainObject(value)) return Object.values(value).some(containsUnknown);
+  if (isRecord(value)) return Object.values(value).some(containsUnknown);
   return false;
 }

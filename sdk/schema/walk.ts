@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type TypeMeta, typeMeta } from "./meta";
-import { isPlainObject } from "./sentinel";
+import { isRecord } from "./sentinel";
 import type { PathSegment } from "./violation";
 
 /**
@@ -75,7 +75,7 @@ export function walk(
 ): unknown {
   const field = unwrapField(schema).schema;
   const { type, shape, element, valueType } = def(field);
-  if (type === "object" && shape !== undefined && isPlainObject(value)) {
+  if (type === "object" && shape !== undefined && isRecord(value)) {
     const visited = visit({ value, path, fields: shape, meta: typeMeta.get(field) });
     const result: Record<string, unknown> = { ...visited };
     for (const key of Object.keys(shape)) {
@@ -89,7 +89,7 @@ export function walk(
   if (type === "array" && element !== undefined && Array.isArray(value)) {
     return value.map((item, index) => walk(element, item, visit, [...path, index]));
   }
-  if (type === "record" && valueType !== undefined && isPlainObject(value)) {
+  if (type === "record" && valueType !== undefined && isRecord(value)) {
     // A map of values that cannot hold an object type (free-form maps, string maps) walks to a copy of
     // itself: copied at once, not key by key (a map of 50,000 keys took seconds per write).
     if (!CONTAINERS.has(def(unwrapField(valueType).schema).type)) return { ...value };

@@ -53,7 +53,7 @@ function matches(pattern: readonly string[], segments: readonly string[]): boole
 }
 
 function toStatus(error: unknown): Status {
-  if (error instanceof ApiError) return error.toStatus();
+  if (error instanceof ApiError) return error.status;
   const code = (error as { statusCode?: unknown }).statusCode;
   // Framework errors (fastify's FST_ERR_*) carry a fixed message that never quotes the body.
   if (typeof code === "number" && code >= 400 && code < 500) {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KindName } from "../../sdk/schema";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../admission/finalizers";
-import { type ObjectStore, type StoredObject, timestamp } from "../storage";
+import { type ObjectStore, type StoredObject, shorterGrace, timestamp } from "../storage";
 import { FINALIZED_KINDS } from "./finalizer";
 
 /** Kubernetes' `DeleteOptions.propagationPolicy`: what happens to the objects the deleted one owns. */
@@ -39,12 +39,7 @@ export function terminationOf(
   if (finalizers.length === 0 && !graceful) return { remove: true };
   const { finalizers: _previous, ...metadata } = existing.metadata;
   const stored = existing.metadata.deletionGracePeriodSeconds;
-  const grace =
-    finalized &&
-    options.gracePeriodSeconds !== undefined &&
-    (stored === undefined || options.gracePeriodSeconds < stored)
-      ? options.gracePeriodSeconds
-      : stored;
+  const grace = shorterGrace(stored, finalized ? options.gracePeriodSeconds : undefined);
   const marked: StoredObject = {
     ...existing,
     metadata: {

@@ -10,7 +10,7 @@ import {
 import { isRecord } from "../records";
 import { type Query, single } from "../routes/query";
 import { checkPreconditions, type ObjectStore, type Preconditions, type StoredObject } from "../storage";
-import { parseDryRun } from "./dry-run";
+import { parseDryRun, wouldDelete } from "./dry-run";
 import { type FieldSelector, matchesFields } from "./field-selector";
 import { type LabelSelector, matchesSelector } from "./selector";
 
@@ -226,8 +226,8 @@ export function deleteObject(
   if (!existing) throw notFound(kind, name);
   checkPreconditions(kind, existing, options.preconditions);
   if (options.dryRun) {
-    const termination = terminationOf(kind, existing, options);
-    return termination.remove ? gone(kind, existing) : { code: 202, object: termination.marked };
+    const would = wouldDelete(kind, store, existing, options);
+    return would.gone ? gone(kind, would.object) : { code: 202, object: would.object };
   }
   // Synchronous from the check on: nothing can change the object between the preconditions and this.
   const outcome = terminate(store, kind, existing, options);
@@ -262,10 +262,8 @@ export function deleteSelected(
     const matches = found && matchesSelector(selector, found.metadata.labels) && matchesFields(fields, found);
     return found && same && matches ? [found] : [];
   });
+  if (options.dryRun) return current.map((object) => wouldDelete(kind, store, object, options).object);
   const plans = current.map((object) => ({ object, termination: terminationOf(kind, object, options) }));
-  if (options.dryRun) {
-    return plans.map(({ object, termination }) => (termination.remove ? object : termination.marked));
-  }
   const results = new Map<string, StoredObject>();
   const removals = plans.filter(({ termination }) => termination.remove).map(({ object }) => object);
   const targets = removals.map(({ metadata: { name, uid } }) => ({ kind, name, uid }));

@@ -2,6 +2,13 @@ import { SqliteJournal } from "./sqlite";
 import { Store } from "./store";
 import type { ObjectStore } from "./types";
 
+export {
+  createdObject,
+  type NewIdentity,
+  removedObject,
+  shorterGrace,
+  updatedObject,
+} from "./next-object";
 export { checkPreconditions, type Preconditions, preconditionFailed } from "./preconditions";
 export { timestamp } from "./store";
 export type {

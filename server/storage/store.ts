@@ -1,17 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
-import { KINDS, type KindName } from "../../sdk/schema";
-import { alreadyExists, badRequest, conflict, notFound } from "../errors";
-import { withoutUndefined } from "../records";
+import type { KindName } from "../../sdk/schema";
+import { notFound } from "../errors";
 import { SortedBucket } from "./bucket";
 import { copyJson } from "./copy";
+import { createdObject, removedObject, updatedObject } from "./next-object";
 import { checkPreconditions, type Preconditions } from "./preconditions";
 import { dropsSecrets } from "./secrets";
 import type {
   CommitListener,
   DeleteTarget,
   Journal,
-  ObjectMeta,
   ObjectStore,
   Page,
   PageQuery,
@@ -87,55 +85,18 @@ export class Store implements ObjectStore {
   }
 
   create(kind: KindName, obj: StoredObject): StoredObject {
-    const { name } = obj.metadata;
-    if (!name) throw badRequest("metadata.name is required to create an object");
-    if (this.bucket(kind).has(name)) throw alreadyExists(kind, name);
     const version = this.lastVersion + 1;
-    const created: StoredObject = {
-      apiVersion: KINDS[kind].apiVersion,
-      kind,
-      metadata: orderedMetadata({
-        ...copyJson(obj.metadata),
-        uid: randomUUID(),
-        resourceVersion: String(version),
-        generation: 1,
-        creationTimestamp: timestamp(),
-        deletionTimestamp: undefined,
-        deletionGracePeriodSeconds: undefined,
-      }),
-      spec: copyJson(obj.spec),
-      ...(obj.status && { status: copyJson(obj.status) }),
-    };
+    const identity = { uid: randomUUID(), creationTimestamp: timestamp() };
+    const stored = this.bucket(kind).get(obj.metadata.name);
+    const created = createdObject(kind, stored, copyJson(obj), identity, String(version));
     return this.commit("ADDED", kind, created, version);
   }
 
   update(kind: KindName, obj: StoredObject): StoredObject {
-    const existing = this.require(kind, obj.metadata.name);
-    if (obj.metadata.resourceVersion !== existing.metadata.resourceVersion)
-      throw conflict(kind, existing.metadata.name);
     const version = this.lastVersion + 1;
-    const specChanged = !isDeepStrictEqual(existing.spec, obj.spec);
-    const { uid, creationTimestamp, generation = 1, deletionTimestamp } = existing.metadata;
-    const updated: StoredObject = {
-      apiVersion: existing.apiVersion,
-      kind,
-      metadata: orderedMetadata({
-        ...copyJson(obj.metadata),
-        name: existing.metadata.name,
-        uid,
-        creationTimestamp,
-        resourceVersion: String(version),
-        generation: specChanged ? generation + 1 : generation,
-        deletionTimestamp: deletionTimestamp ?? obj.metadata.deletionTimestamp,
-        deletionGracePeriodSeconds: shorterGrace(
-          existing.metadata.deletionGracePeriodSeconds,
-          obj.metadata.deletionGracePeriodSeconds,
-        ),
-      }),
-      spec: copyJson(obj.spec),
-      ...(existing.status && { status: existing.status }),
-    };
-    return this.commit("MODIFIED", kind, updated, version, existing);
+    const stored = this.bucket(kind).get(obj.metadata.name);
+    const updated = updatedObject(kind, stored, copyJson(obj), String(version));
+    return this.commit("MODIFIED", kind, updated, version, stored);
   }
 
   updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject {
@@ -255,12 +216,8 @@ export class Store implements ObjectStore {
     }
     const events = entries.map(({ kind, existing }, index): WatchEvent => {
       this.bucket(kind).delete(existing.metadata.name);
-      const resourceVersion = String(this.lastVersion + index + 1);
-      return {
-        type: "DELETED",
-        kind,
-        object: { ...existing, metadata: { ...existing.metadata, resourceVersion } },
-      };
+      const object = removedObject(existing, String(this.lastVersion + index + 1));
+      return { type: "DELETED", kind, object };
     });
     this.lastVersion = last;
     this.emit(events);
@@ -286,33 +243,4 @@ export class Store implements ObjectStore {
       this.delivering = false;
     }
   }
-}
-
-/** A terminating object's grace period can only be shortened (as in Kubernetes), never dropped. */
-function shorterGrace(stored: number | undefined, given: number | undefined): number | undefined {
-  if (given === undefined) return stored;
-  return stored === undefined ? given : Math.min(stored, given);
-}
-
-/** Only the fields of ObjectMeta, always in the same order (as Kubernetes serializes them). */
-export function orderedMetadata(fields: ObjectMeta): ObjectMeta {
-  const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
-    fields;
-  const { deletionGracePeriodSeconds, labels, annotations, ownerReferences, finalizers, managedFields } =
-    fields;
-  return withoutUndefined({
-    name,
-    generateName,
-    uid,
-    resourceVersion,
-    generation,
-    creationTimestamp,
-    deletionTimestamp,
-    deletionGracePeriodSeconds,
-    labels,
-    annotations,
-    ownerReferences,
-    finalizers: finalizers?.length ? finalizers : undefined,
-    managedFields,
-  });
 }

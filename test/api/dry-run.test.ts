@@ -172,6 +172,33 @@ describe("dryRun=All", () => {
     expect(reply.body.status).toEqual(stored.status);
   });
 
+  const edits = [
+    ["a merge patch", "", "application/merge-patch+json", { metadata: { labels: { edited: "yes" } } }],
+    [
+      "apply",
+      "fieldManager=test&",
+      "application/apply-patch+yaml",
+      manifest("Proxy", "edge", {}, { labels: { edited: "yes" } }),
+    ],
+  ] as const;
+  it.each(edits)(
+    "%s of a terminating Proxy answers its grace period as the real one keeps it",
+    async (_, query, contentType, body) => {
+      await create("Proxy", "edge");
+      const deleted = await server.call("DELETE", `${pathOf("Proxy", "edge")}?gracePeriodSeconds=30`);
+      expect(deleted.status, deleted.text).toBe(202);
+      const edit = (dryRun: string) =>
+        server.call("PATCH", `${pathOf("Proxy", "edge")}?${query}${dryRun}`, { body, contentType });
+      const dryRun = await edit("dryRun=All");
+      const real = await edit("");
+      expect(real.body.metadata.deletionGracePeriodSeconds, real.text).toBe(30);
+      expect(dryRun.body.metadata.deletionGracePeriodSeconds, dryRun.text).toBe(30);
+      const { resourceVersion: _dry, ...answered } = dryRun.body.metadata;
+      const { resourceVersion: _real, ...stored } = real.body.metadata;
+      expect(answered).toEqual(stored);
+    },
+  );
+
   it("server-side apply in a dry run stores nothing either", async () => {
     await changesNothing(async () => {
       const reply = await server.call("PATCH", `${pathOf("Proxy", "applied")}?dryRun=All&fieldManager=test`, {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { moveWriteOnlyPasswords } from "../secrets";
-import { containsUnknown, isKnown, isPlainObject } from "../sentinel";
+import { containsUnknown, isKnown, isRecord } from "../sentinel";
 import { type RuleInfo, type Violation, violation } from "../violation";
 import { child } from "./helpers";
 
@@ -22,14 +22,14 @@ type Mode = "backend" | "filter";
  * neither set, which `backend-filter-exclusive` reports): an unknowable mode never forces a replacement.
  */
 export function serviceMode(config: unknown): Mode | undefined {
-  if (!isPlainObject(config)) return undefined;
+  if (!isRecord(config)) return undefined;
   if (isKnown(config.filter) && config.backend === undefined) return "filter";
   if (isKnown(config.backend) && config.filter === undefined) return "backend";
   return undefined;
 }
 
 function templateConfig(spec: unknown): unknown {
-  if (!isPlainObject(spec)) return undefined;
+  if (!isRecord(spec)) return undefined;
   const template = child(spec, "template");
   return template && child(template, "spec");
 }

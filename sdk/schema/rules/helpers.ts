@@ -1,6 +1,6 @@
 import type { KindName } from "../kinds";
 import type { ObjectNode, ObjectRule } from "../meta";
-import { isKnown, isPlainObject } from "../sentinel";
+import { isKnown, isRecord } from "../sentinel";
 import { type CauseReason, type PathSegment, type RuleInfo, violation } from "../violation";
 
 export const SERVICE_KINDS: readonly KindName[] = ["Service", "ServiceRevision"];
@@ -30,7 +30,7 @@ export function isSetString(value: unknown): value is string {
 /** The object at `key`, or undefined when absent, unknown or not an object. */
 export function child(value: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const found = value[key];
-  return isPlainObject(found) ? found : undefined;
+  return isRecord(found) ? found : undefined;
 }
 
 /** One problem an object rule found: where (relative to the object), why, and how to fix it. */

@@ -1,6 +1,6 @@
 // GitHub-style webhook deliveries (`X-GitHub-Event: push | pull_request | ping`) read into what the
 // controller acts on: which repository, and for a pull request its number and whether it is open.
-import { isPlainObject } from "../../../sdk/shared/records";
+import { isRecord } from "../../../sdk/shared/records";
 import { malformedUrl, repositoryKey } from "./url";
 
 export const HANDLED_EVENTS = ["push", "pull_request", "ping"] as const;
@@ -27,10 +27,10 @@ export function parseHookEvent(name: string | undefined, body: unknown): HookEve
     return `X-GitHub-Event "${name}" is not handled: send push or pull_request events`;
   }
   const event = name as HookEventName;
-  if (!isPlainObject(body)) return "the payload must be a JSON object";
+  if (!isRecord(body)) return "the payload must be a JSON object";
   if (event === "ping") return { event, repositories: [] };
   const repository = body.repository;
-  if (!isPlainObject(repository)) return "the payload has no repository object";
+  if (!isRecord(repository)) return "the payload has no repository object";
   const named = URL_FIELDS.flatMap((field) => {
     const value = repository[field];
     return typeof value === "string" ? [{ field, value }] : [];
@@ -55,7 +55,7 @@ export function parseHookEvent(name: string | undefined, body: unknown): HookEve
     );
   }
   if (event === "push") return { event, repositories };
-  const number = body.number ?? (isPlainObject(body.pull_request) ? body.pull_request.number : undefined);
+  const number = body.number ?? (isRecord(body.pull_request) ? body.pull_request.number : undefined);
   const action = body.action;
   if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) {
     return "a pull_request payload needs number, a positive integer";

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../../sdk/schema";
 import { admit, type FieldValidation, readEnvelope } from "../../admission";
 import { ApiError, badRequest, conflict, invalid, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
+import { wouldCreate, wouldUpdate } from "../dry-run";
 import { checkObjectSize } from "../object-size";
 import { redactObject } from "../redaction";
 import {
@@ -170,7 +170,10 @@ export function applyObject(
   }
   const result = withManagedFields(object, managedFields);
   checkObjectSize(kind, result, maxObjectBytes);
-  if (options.dryRun) return { object: dryRunResult(existing, result), warnings, created: !existing };
+  if (options.dryRun) {
+    const would = existing ? wouldUpdate(kind, store, result) : wouldCreate(kind, store, result);
+    return { object: would, warnings, created: !existing };
+  }
   if (existing) return { object: store.update(kind, result), warnings, created: false };
   return { object: store.create(kind, result), warnings, created: true };
 }
@@ -239,30 +242,6 @@ export function withManagedFields(
 ): StoredObject {
   const { managedFields: _old, ...metadata } = object.metadata;
   return { ...object, metadata: { ...metadata, ...(managedFields && { managedFields }) } };
-}
-
-/** What the write would have stored: the server's metadata as a real write sets it, nothing committed. */
-function dryRunResult(existing: StoredObject | undefined, object: StoredObject): StoredObject {
-  if (existing === undefined) {
-    return {
-      ...object,
-      metadata: { ...object.metadata, uid: randomUUID(), generation: 1, creationTimestamp: timestamp() },
-    };
-  }
-  const { uid, resourceVersion, creationTimestamp, deletionTimestamp, generation = 1 } = existing.metadata;
-  const specChanged = !isDeepStrictEqual(existing.spec, object.spec);
-  return {
-    ...object,
-    metadata: withoutUndefined({
-      ...object.metadata,
-      uid,
-      resourceVersion,
-      generation: specChanged ? generation + 1 : generation,
-      creationTimestamp,
-      deletionTimestamp,
-    }),
-    ...(existing.status && { status: existing.status }),
-  };
 }
 
 /**

@@ -264,7 +264,7 @@ test("the home modules hold what the others import", () => {
     expect(declared(HOME.reasons)).toContain(name);
   for (const name of ["parseRetryAfter", "retryWait", "backoff", "withOverrides", "realSleep"])
     expect(declared(HOME.retry)).toContain(name);
-  expect(declared(HOME.records)).toContain("isPlainObject");
+  expect(declared(HOME.records)).toContain("isRecord");
   for (const name of ["redact", "redactValues"]) expect(declared(HOME.redact)).toContain(name);
 });
 
@@ -404,12 +404,12 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
 /** What a file may do without declaring anything again. */
 const IMPORTS_ONLY = `
   import { isRecord } from "../records";
-  import { isPlainObject } from "../../sdk/shared/records";
+  import { isRecord as isJsonObject } from "../../sdk/shared/records";
   import { parseRetryAfter, retryWait } from "../../sdk/shared/retry";
   import { REASONS, type Status, type StatusCause } from "../../sdk/errors";
   import { redact } from "../../sdk/errors/redact";
   import { metadataIssues, nameProblem } from "../../sdk/schema/metadata";
-  export { isPlainObject as isRecord } from "../sdk/shared/records";
+  export { isRecord } from "../sdk/shared/records";
   export type { Status, StatusCause, StatusDetails } from "../sdk/errors/status";
   export { failureStatus, successStatus } from "../sdk/errors/reasons";
   // A comment may say that AlreadyExists is 409, or quote "<redacted>" and Retry-After: 120.

@@ -1,0 +1,114 @@
+import { isDeepStrictEqual } from "node:util";
+import { KINDS, type KindName } from "../../sdk/schema";
+import { alreadyExists, badRequest, conflict, notFound } from "../errors";
+import { withoutUndefined } from "../records";
+import type { ObjectMeta, StoredObject } from "./types";
+
+// What a write stores, as pure functions of the stored object and the request: the store commits what they
+// return and a dry run answers it, so the two cannot disagree. `resourceVersion` is the commit's; a dry run
+// writes nothing, so it passes none (a create then has no version, an update or removal keeps the stored one).
+
+/** What the store gives a new object; a dry run makes up a uid for its answer only. */
+export interface NewIdentity {
+  uid: string;
+  creationTimestamp: string;
+}
+
+/** The object a create stores: checks as the create (400 without a name, 409 AlreadyExists) and builds it. */
+export function createdObject(
+  kind: KindName,
+  stored: StoredObject | undefined,
+  object: StoredObject,
+  identity: NewIdentity,
+  resourceVersion?: string,
+): StoredObject {
+  const { name } = object.metadata;
+  if (!name) throw badRequest("metadata.name is required to create an object");
+  if (stored) throw alreadyExists(kind, name);
+  return {
+    apiVersion: KINDS[kind].apiVersion,
+    kind,
+    metadata: orderedMetadata({
+      ...object.metadata,
+      ...identity,
+      resourceVersion,
+      generation: 1,
+      // A new object is not terminating, whatever the request says.
+      deletionTimestamp: undefined,
+      deletionGracePeriodSeconds: undefined,
+    }),
+    spec: object.spec,
+    ...(object.status && { status: object.status }),
+  };
+}
+
+/**
+ * The object an update stores: 404 when it went, 409 on a stale resourceVersion. The server-owned metadata
+ * is kept, the generation goes one up when the spec changes, the status stays as stored, a
+ * `deletionTimestamp` is never cleared and a grace period only shortened.
+ */
+export function updatedObject(
+  kind: KindName,
+  stored: StoredObject | undefined,
+  object: StoredObject,
+  resourceVersion?: string,
+): StoredObject {
+  const { name } = object.metadata;
+  if (!stored) throw notFound(kind, name);
+  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
+  const { uid, creationTimestamp, generation = 1, deletionTimestamp } = stored.metadata;
+  return {
+    apiVersion: stored.apiVersion,
+    kind,
+    metadata: orderedMetadata({
+      ...object.metadata,
+      name: stored.metadata.name,
+      uid,
+      creationTimestamp,
+      resourceVersion: resourceVersion ?? stored.metadata.resourceVersion,
+      generation: isDeepStrictEqual(stored.spec, object.spec) ? generation : generation + 1,
+      deletionTimestamp: deletionTimestamp ?? object.metadata.deletionTimestamp,
+      deletionGracePeriodSeconds: shorterGrace(
+        stored.metadata.deletionGracePeriodSeconds,
+        object.metadata.deletionGracePeriodSeconds,
+      ),
+    }),
+    spec: object.spec,
+    ...(stored.status && { status: stored.status }),
+  };
+}
+
+/** The object as its removal reports it: as stored, at the deletion's resourceVersion. */
+export function removedObject(stored: StoredObject, resourceVersion?: string): StoredObject {
+  if (resourceVersion === undefined) return stored;
+  return { ...stored, metadata: { ...stored.metadata, resourceVersion } };
+}
+
+/** A terminating object's grace period can only be shortened (as in Kubernetes), never dropped. */
+export function shorterGrace(stored: number | undefined, given: number | undefined): number | undefined {
+  if (given === undefined) return stored;
+  return stored === undefined ? given : Math.min(stored, given);
+}
+
+/** Only the fields of ObjectMeta, always in the same order (as Kubernetes serializes them). */
+function orderedMetadata(fields: ObjectMeta): ObjectMeta {
+  const { name, generateName, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } =
+    fields;
+  const { deletionGracePeriodSeconds, labels, annotations, ownerReferences, finalizers, managedFields } =
+    fields;
+  return withoutUndefined({
+    name,
+    generateName,
+    uid,
+    resourceVersion,
+    generation,
+    creationTimestamp,
+    deletionTimestamp,
+    deletionGracePeriodSeconds,
+    labels,
+    annotations,
+    ownerReferences,
+    finalizers: finalizers?.length ? finalizers : undefined,
+    managedFields,
+  });
+}

@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { KINDS, type KindName } from "../../../sdk/schema";
+import { terminate } from "../../../server/lifecycle";
+import { wouldCreate, wouldDelete, wouldUpdate } from "../../../server/resources/dry-run";
+import type { StoredObject } from "../../../server/storage";
+import { Store } from "../../../server/storage/store";
+import { KINDS_UNDER_TEST, SPEC_CHANGES, VALID_SPECS } from "../../api/fixtures";
+
+// A dry run answers what the write would store: the same storage functions build both. Each case asks the
+// dry run first (it changes nothing), then makes the write, and compares the answer with what the store
+// then holds (or, for a removal, with what the removal reported). The clock is pinned, so timestamps agree;
+// what may differ is only what a commit assigns: the resourceVersion (a dry run uses none: a create has
+// none, an update or deletion answers the stored one) and, on create, the uid (made up for the answer).
+
+const NOW = new Date("2026-11-25T05:00:00Z");
+
+let store: Store;
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW, toFake: ["Date"] });
+  store = new Store();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** An object as admission hands it to the store: client metadata only. */
+function admitted(kind: KindName, name: string, metadata: StoredObject["metadata"] = { name }) {
+  return {
+    apiVersion: KINDS[kind].apiVersion,
+    kind,
+    metadata: { ...metadata, name },
+    spec: structuredClone(VALID_SPECS[kind]),
+  };
+}
+
+function without(object: StoredObject, ...fields: ("uid" | "resourceVersion")[]): StoredObject {
+  const metadata = { ...object.metadata };
+  for (const field of fields) delete metadata[field];
+  return { ...object, metadata };
+}
+
+/** The store's object after `write`, compared with the dry run's answer for it. */
+function expectSameAsCommit(dryRun: StoredObject, kind: KindName, name: string, write: () => unknown) {
+  const version = store.resourceVersion();
+  write();
+  const stored = store.get(kind, name) as StoredObject;
+  expect(store.resourceVersion()).not.toBe(version);
+  expect(without(dryRun, "resourceVersion")).toEqual(without(stored, "resourceVersion"));
+  // The key order too: the answer is serialized as the stored object would be.
+  expect(Object.keys(dryRun.metadata)).toEqual(Object.keys(stored.metadata));
+}
+
+describe.each(KINDS_UNDER_TEST)("%s: dry run and commit agree", (kind) => {
+  it("create", () => {
+    const object = admitted(kind, "web", { name: "web", labels: { app: "web" }, finalizers: ["x/hold"] });
+    const dryRun = wouldCreate(kind, store, object);
+    expect(dryRun.metadata.resourceVersion).toBeUndefined();
+    store.create(kind, object);
+    const stored = store.get(kind, "web") as StoredObject;
+    expect(without(dryRun, "uid")).toEqual(without(stored, "uid", "resourceVersion"));
+    expect(Object.keys(dryRun.metadata)).toEqual(Object.keys(without(stored, "resourceVersion").metadata));
+  });
+
+  it("update: labels, and the spec where the kind lets it change", () => {
+    const { resourceVersion } = store.create(kind, admitted(kind, "web")).metadata;
+    const next = admitted(kind, "web", { name: "web", resourceVersion, labels: { tier: "edge" } });
+    if (kind !== "ServiceRevision") next.spec = { ...next.spec, ...SPEC_CHANGES[kind] };
+    const dryRun = wouldUpdate(kind, store, next);
+    expect(dryRun.metadata.resourceVersion).toBe(resourceVersion);
+    expectSameAsCommit(dryRun, kind, "web", () => store.update(kind, next));
+  });
+
+  it("delete: what the deletion removes or marks", () => {
+    const existing = store.create(kind, admitted(kind, "web"));
+    const dryRun = wouldDelete(kind, store, existing, {});
+    const version = store.resourceVersion();
+    const real = terminate(store, kind, existing, {});
+    expect(real && { gone: real.gone, object: without(real.object, "resourceVersion") }).toEqual({
+      gone: dryRun.gone,
+      object: without(dryRun.object, "resourceVersion"),
+    });
+    expect(store.resourceVersion()).not.toBe(version);
+    expect(dryRun.gone).toBe(kind !== "Proxy");
+  });
+
+  it("delete of an object a finalizer holds: the mark", () => {
+    const existing = store.create(kind, admitted(kind, "web", { name: "web", finalizers: ["x/hold"] }));
+    const dryRun = wouldDelete(kind, store, existing, { propagationPolicy: "Foreground" });
+    expect(dryRun.gone).toBe(false);
+    expectSameAsCommit(dryRun.object, kind, "web", () =>
+      terminate(store, kind, existing, { propagationPolicy: "Foreground" }),
+    );
+  });
+});
+
+describe("a Proxy's grace period: dry run and commit agree", () => {
+  const deleteProxy = (gracePeriodSeconds?: number) => {
+    const existing = store.get("Proxy", "edge") as StoredObject;
+    const dryRun = wouldDelete("Proxy", store, existing, { gracePeriodSeconds });
+    expectSameAsCommit(dryRun.object, "Proxy", "edge", () =>
+      terminate(store, "Proxy", existing, { gracePeriodSeconds }),
+    );
+    return dryRun.object.metadata.deletionGracePeriodSeconds;
+  };
+
+  beforeEach(() => {
+    store.create("Proxy", admitted("Proxy", "edge"));
+  });
+
+  it("a delete with a grace keeps it as deletionGracePeriodSeconds; a later shorter one shortens it", () => {
+    expect(deleteProxy(30)).toBe(30);
+    expect(deleteProxy(10)).toBe(10);
+  });
+
+  it("a later delete with a longer grace, or none, leaves the shorter one", () => {
+    expect(deleteProxy(30)).toBe(30);
+    const before = store.resourceVersion();
+    const existing = store.get("Proxy", "edge") as StoredObject;
+    for (const grace of [60, undefined]) {
+      expect(wouldDelete("Proxy", store, existing, { gracePeriodSeconds: grace }).object).toEqual(existing);
+      expect(terminate(store, "Proxy", existing, { gracePeriodSeconds: grace })?.object).toEqual(existing);
+    }
+    expect(store.resourceVersion()).toBe(before);
+  });
+});
