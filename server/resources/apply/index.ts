@@ -21,13 +21,6 @@ import { objectStructure } from "./structure";
 import { compare, configProblems, fieldSetOf, merge, removePaths } from "./values";
 
 export type { ManagedFieldsEntry } from "./managed-fields";
-export {
-  FIELD_MANAGER_MAX_LENGTH,
-  fieldManagerOf,
-  managerFromUserAgent,
-  parseForce,
-  UNKNOWN_MANAGER,
-} from "./manager";
 
 /**
  * Server-side apply (`PATCH` with `application/apply-patch+yaml`) and the field ownership every other
