@@ -17,8 +17,10 @@ export function parseQuery<O extends Operation>(operation: O, raw: RawQuery): Qu
   const names = parametersOf(operation);
   const unsupported = Object.keys(raw).filter((name) => !(names as string[]).includes(name));
   if (unsupported.length > 0) {
-    const here = names.length > 0 ? `only ${names.join(", ")} ${names.length > 1 ? "are" : "is"}` : "none is";
-    throw badRequest(`unsupported query parameter ${unsupported.join(", ")}: ${here} supported here`);
+    const are = names.length > 1 ? "are" : "is";
+    throw badRequest(
+      `unsupported query parameter ${unsupported.join(", ")}: only ${names.join(", ")} ${are} supported here`,
+    );
   }
   return Object.fromEntries(names.map((name) => [name, parseParameter(name, raw[name])])) as QueryOf<O>;
 }

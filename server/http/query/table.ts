@@ -38,7 +38,7 @@ interface Described {
  * A parameter is given once (`parse` reads its one value; undefined when absent) or, when `repeatable`,
  * any number of times (Kubernetes' list-valued options: `parse` reads them all).
  */
-export type QueryParameter = Described &
+type QueryParameter = Described &
   (
     | { repeatable?: false; parse(value: string | undefined): unknown }
     | { repeatable: true; parse(values: readonly string[]): unknown }
