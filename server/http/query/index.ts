@@ -1,6 +1,5 @@
 export { applyOptions, deleteOptions, getOptions, listOptions, writeOptions } from "./options";
 export {
-  type ParsedQuery,
   parseParameter,
   parseQuery,
   queryFor,
