@@ -28,6 +28,15 @@ export interface ReadVersion {
   resourceVersionMatch?: ResourceVersionMatch;
   /** A list with a limit and a version but no match is served at exactly that version (Kubernetes' legacy rule). */
   limit?: number;
+  /** A get: what the read covers is this one object (a list covers the whole kind). */
+  name?: string;
+}
+
+/** Where a read happens: the kind, the store that holds its current state, and the history of its events. */
+export interface ReadScope {
+  kind: KindName;
+  store: ObjectStore;
+  history: EventHistory;
 }
 
 /**
@@ -37,17 +46,11 @@ export interface ReadVersion {
  * anything written (504 `Timeout`, "Too large resource version", as Kubernetes answers once it stops
  * waiting). `Exact`: the state at that version, which this server can serve only when nothing that the read
  * covers changed since (the history of events tells), otherwise 410 `Expired`: no snapshots are kept.
- * `changedSince` narrows "what the read covers" (one object for a get).
+ * `read.name` narrows "what the read covers" (one object for a get).
  */
-export function checkReadVersion(
-  kind: KindName,
-  store: ObjectStore,
-  history: EventHistory,
-  read: ReadVersion,
-  name?: string,
-): string {
+export function checkReadVersion({ kind, store, history }: ReadScope, read: ReadVersion): string {
   const current = store.resourceVersion();
-  const { resourceVersion: version, resourceVersionMatch: match } = read;
+  const { resourceVersion: version, resourceVersionMatch: match, name } = read;
   if (version === undefined || version === "" || version === "0") return current;
   const wanted = Number(version);
   if (wanted > Number(current)) throw tooLarge(version, current);

@@ -50,6 +50,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
+  const readScope = { kind, store, history: watches.hub.history };
   const jsonBody = (operation: "create" | "replace") => ({
     onRequest: acceptMediaTypes([JSON_TYPE], false),
     preValidation: readQuery(operation),
@@ -79,7 +80,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       fields: options.fields,
       limit: options.limit,
       continue: options.continue,
-      resourceVersion: checkReadVersion(kind, store, watches.hub.history, options),
+      resourceVersion: checkReadVersion(readScope, options),
     });
     // Serialized here from each item's cached text (list-body.ts), as fastify would serialize the list.
     if (table === undefined) return reply.type("application/json; charset=utf-8").send(listBody(list));
@@ -114,7 +115,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     const query = queryFor(request, "get");
     const table = tableOptions(request.headers.accept, query.includeObject);
     // An Exact read at an older version is served when this object has not changed since (else 410).
-    checkReadVersion(kind, store, watches.hub.history, getOptions(query), name);
+    checkReadVersion(readScope, { ...getOptions(query), name });
     const object = operations.get(name);
     if (table === undefined) return object;
     const { resourceVersion } = object.metadata;

@@ -58,7 +58,7 @@ export function listOptions(query: QueryOf<"list" | "watch">): ListOptions {
   }
   if (sendInitialEvents !== undefined)
     throw badRequest("sendInitialEvents: sendInitialEvents is forbidden for list; use it with watch=true");
-  checkReadVersion(options);
+  checkVersionMatch(options);
   return options;
 }
 
@@ -70,12 +70,12 @@ export function getOptions(
     resourceVersion: query.resourceVersion,
     resourceVersionMatch: query.resourceVersionMatch,
   };
-  checkReadVersion(options);
+  checkVersionMatch(options);
   return options;
 }
 
 /** The rules a list and a get share on `resourceVersion` with `resourceVersionMatch`. */
-function checkReadVersion({ resourceVersion, resourceVersionMatch }: Partial<ListOptions>): void {
+function checkVersionMatch({ resourceVersion, resourceVersionMatch }: Partial<ListOptions>): void {
   if (resourceVersionMatch !== undefined && (resourceVersion ?? "") === "") {
     throw badRequest(
       "resourceVersionMatch: resourceVersionMatch is forbidden unless resourceVersion is provided",
