@@ -172,7 +172,8 @@ export class ResourceOperations {
 
   /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
   apply(name: string, config: unknown, options: ApplyOptions): Applied {
-    return applyObject(this.kind, this.store, name, config, options, this.maxObjectBytes);
+    const { kind, store, maxObjectBytes } = this;
+    return applyObject({ kind, store, maxObjectBytes }, name, config, options);
   }
 
   delete(name: string, options: DeleteOptions): DeleteOutcome {
