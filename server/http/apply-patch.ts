@@ -1,18 +1,13 @@
 // `yaml` (eemeli/yaml): YAML 1.2 with a JSON-compatible core schema, so a YAML body means what the same
 // document means as JSON ("yes" stays a string, 2024-09-01 stays a string); it reports duplicate keys and
 // bounds alias expansion (billion laughs) by itself.
-import type { FastifyRequest } from "fastify";
 import { parseAllDocuments } from "yaml";
-import type { FieldValidation } from "../admission";
 import { ApiError, badRequest } from "../errors";
 import { isRecord } from "../records";
-import { type ApplyOptions, fieldManagerOf, parseForce } from "../resources/apply";
-import { onlyParameters, type Query, single } from "../routes/query";
 import {
   depthOf,
   jsonBodyParser,
   MAX_BODY_DEPTH,
-  mediaTypeOf,
   prototypeKeyPath,
   prototypeKeyRefused,
   tooDeep,
@@ -22,9 +17,6 @@ import { decodeUtf8 } from "./strict-json";
 
 /** Server-side apply's media type; the body is YAML or JSON (kubectl sends JSON). */
 export const APPLY_PATCH_TYPE = "application/apply-patch+yaml";
-
-/** The query parameters of an apply; other patches take those of every write. */
-export const APPLY_PARAMETERS = ["fieldValidation", "fieldManager", "force", "dryRun"] as const;
 
 /**
  * The body parser of apply patches. A body that is a JSON object goes through the same parser as JSON
@@ -91,51 +83,4 @@ function checkFinite(value: unknown, path: string): void {
   }
   if (!isRecord(value)) return;
   for (const key of Object.keys(value)) checkFinite(value[key], path === "" ? key : `${path}.${key}`);
-}
-
-/**
- * A PATCH route's query-parameter check by media type: an apply takes `APPLY_PARAMETERS`, the other patch
- * types what `others` accepts. A parameter an operation does not support is refused (400), never ignored.
- */
-export function patchParameters(...others: string[]) {
-  const apply = onlyParameters(...APPLY_PARAMETERS);
-  const other = onlyParameters(...others);
-  return async (request: FastifyRequest) =>
-    mediaTypeOf(request) === APPLY_PATCH_TYPE ? apply(request) : other(request);
-}
-
-type QueryRequest = Pick<FastifyRequest, "headers"> & { query: unknown };
-
-/** The manager of a POST, PUT, merge or JSON patch: `fieldManager`, else the User-Agent's product name. */
-export function writeManager(request: QueryRequest): string {
-  const query = request.query as Query;
-  return fieldManagerOf(single(query, "fieldManager"), request.headers["user-agent"], {
-    apply: false,
-    force: single(query, "force"),
-  });
-}
-
-/** The options of an apply patch: a field manager is required; `force` and `dryRun=All` are optional. */
-export function applyOptionsOf(request: QueryRequest, fieldValidation: FieldValidation): ApplyOptions {
-  const query = request.query as Query;
-  const dryRun = single(query, "dryRun");
-  if (dryRun !== undefined && dryRun !== "All") {
-    throw new ApiError(
-      "Invalid",
-      `PatchOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ${JSON.stringify(dryRun)}: supported values: "All"`,
-      {
-        group: "meta.k8s.io",
-        kind: "PatchOptions",
-        causes: [
-          { reason: "FieldValueNotSupported", field: "dryRun", message: 'dryRun: supported values: "All"' },
-        ],
-      },
-    );
-  }
-  return {
-    manager: fieldManagerOf(single(query, "fieldManager"), request.headers["user-agent"], { apply: true }),
-    force: parseForce(single(query, "force")),
-    fieldValidation,
-    dryRun: dryRun === "All",
-  };
 }

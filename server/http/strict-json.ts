@@ -2,11 +2,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { KIND_NAMES, KINDS, type KindName, SECRET_FIELDS } from "../../sdk/schema";
 import { integerFieldFix } from "../../sdk/schema/rules/ranges";
 import { formatPath, type PathSegment } from "../../sdk/schema/violation";
-import { parseFieldValidation } from "../admission";
 import { type ApiError, badRequest, invalid, type StatusCause } from "../errors";
 import { isRecord } from "../records";
-import { type Query, single } from "../routes/query";
 import { MAX_BODY_DEPTH } from "./content-types";
+import { queryFor } from "./query";
 import { shared } from "./shared";
 import { addWarnings } from "./warnings";
 
@@ -26,7 +25,8 @@ import { addWarnings } from "./warnings";
  *
  * Paths are JSON paths of the body (`spec.template.spec.backend.port`); in a JSON patch they are paths
  * inside the patch document (`[0].value.spec.x`). Only writes (POST, PUT, PATCH) to the API's objects
- * are checked; the body parser records what it found and a preHandler hook applies fieldValidation.
+ * are checked; the body parser records what it found and a preHandler hook applies fieldValidation as
+ * the route read it from the query (http/query).
  */
 export const strictJson = shared(async (fastify) => {
   fastify.addHook("preHandler", async (request, reply) => {
@@ -221,7 +221,7 @@ function applyDiagnostics(
   reply: FastifyReply,
   kind: KindName,
 ): void {
-  const fieldValidation = parseFieldValidation(single(request.query as Query, "fieldValidation"));
+  const { fieldValidation } = queryFor(request, "create", "replace", "patch", "apply");
   if (fieldValidation === "Strict" && duplicates.length > 0) {
     throw badRequest(
       `strict decoding error: ${duplicates.map((path) => `duplicate field "${path}"`).join(", ")}`,

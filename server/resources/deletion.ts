@@ -8,7 +8,6 @@ import {
   terminationOf,
 } from "../lifecycle";
 import { isRecord } from "../records";
-import { type Query, single } from "../routes/query";
 import { checkPreconditions, type ObjectStore, type Preconditions, type StoredObject } from "../storage";
 import { parseDryRun, wouldDelete } from "./dry-run";
 import { type FieldSelector, matchesFields } from "./field-selector";
@@ -30,68 +29,16 @@ export interface DeleteOptions extends TerminationOptions {
   dryRun?: boolean;
 }
 
-/** The DeleteOptions fields Kubernetes also reads from the query string (all but preconditions). */
-export const DELETE_PARAMETERS = [
-  "propagationPolicy",
-  "gracePeriodSeconds",
-  "orphanDependents",
-  "dryRun",
-] as const;
+/** A delete-collection's DeleteOptions and the selectors that choose what it deletes. */
+export interface DeleteCollectionOptions extends DeleteOptions {
+  labels: LabelSelector;
+  fields: FieldSelector;
+}
 
 const API_VERSIONS: ReadonlySet<unknown> = new Set(["v1", "meta.k8s.io/v1"]);
 
-/**
- * Reads the DeleteOptions of a DELETE: the optional body (Kubernetes' `DeleteOptions`; `kind` and
- * `apiVersion` may be left out, as the Kubernetes API server defaults them) and the query parameters
- * Kubernetes also takes (`propagationPolicy`, `gracePeriodSeconds`, `orphanDependents`, `dryRun`). A field
- * given both ways must say the same. An unknown field or a malformed value is 400, never ignored: ignoring
- * `dryRun` would delete for real, ignoring a misspelt `precondition` would delete unconditionally. As in
- * Kubernetes, a field set to null counts as left out.
- */
-export function readDeleteOptions(body: unknown, query: Query = {}): DeleteOptions {
-  const fromBody = readDeleteBody(body);
-  const fromQuery = readDeleteQuery(query);
-  const options: DeleteOptions = { ...fromBody };
-  for (const field of ["propagationPolicy", "gracePeriodSeconds", "dryRun"] as const) {
-    const given = fromQuery[field];
-    if (given === undefined) continue;
-    const inBody = fromBody[field];
-    if (inBody !== undefined && inBody !== given) {
-      throw badRequest(
-        `${field}: the query parameter says ${JSON.stringify(given)} and the DeleteOptions body ${JSON.stringify(inBody)}; give it once`,
-      );
-    }
-    Object.assign(options, { [field]: given });
-  }
-  return options;
-}
-
-function readDeleteQuery(query: Query): DeleteOptions {
-  const options: DeleteOptions = {};
-  const policy = single(query, "propagationPolicy");
-  if (policy !== undefined && policy !== "")
-    options.propagationPolicy = readPolicy(policy, "propagationPolicy");
-  const grace = single(query, "gracePeriodSeconds");
-  if (grace !== undefined && grace !== "") {
-    if (!/^\d+$/.test(grace) || !Number.isSafeInteger(Number(grace)))
-      throw badRequest(`gracePeriodSeconds: "${grace}" is not a whole number of seconds (0 or more)`);
-    options.gracePeriodSeconds = Number(grace);
-  }
-  const orphan = single(query, "orphanDependents");
-  if (orphan !== undefined && orphan !== "") {
-    if (orphan !== "true" && orphan !== "false")
-      throw badRequest(`orphanDependents: "${orphan}" is not a boolean; use true or false`);
-    options.propagationPolicy = orphanPolicy(
-      orphan === "true",
-      options.propagationPolicy,
-      "orphanDependents",
-    );
-  }
-  if (parseDryRun(query.dryRun)) options.dryRun = true;
-  return options;
-}
-
-function readPolicy(value: unknown, where: string): PropagationPolicy {
+/** A propagation policy, or a 400 naming `where` and the policies there are. */
+export function readPolicy(value: unknown, where: string): PropagationPolicy {
   if ((PROPAGATION_POLICIES as readonly unknown[]).includes(value)) return value as PropagationPolicy;
   throw badRequest(
     `${where}: Unsupported value: ${describe(value)}: supported values: ${PROPAGATION_POLICIES.map((p) => `"${p}"`).join(", ")}`,
@@ -99,7 +46,7 @@ function readPolicy(value: unknown, where: string): PropagationPolicy {
 }
 
 /** The deprecated `orphanDependents` as the policy it means; it cannot be given beside a policy. */
-function orphanPolicy(
+export function orphanPolicy(
   orphan: boolean,
   policy: PropagationPolicy | undefined,
   where: string,
@@ -112,7 +59,13 @@ function orphanPolicy(
   return orphan ? "Orphan" : "Background";
 }
 
-function readDeleteBody(body: unknown): DeleteOptions {
+/**
+ * The body of a DELETE: Kubernetes' `DeleteOptions` (`kind` and `apiVersion` may be left out, as the
+ * Kubernetes API server defaults them), or nothing. An unknown field or a malformed value is 400, never
+ * ignored: ignoring `dryRun` would delete for real, ignoring a misspelt `precondition` would delete
+ * unconditionally. As in Kubernetes, a field set to null counts as left out.
+ */
+export function readDeleteBody(body: unknown): DeleteOptions {
   if (body === undefined) return {};
   if (!isRecord(body)) {
     throw badRequest(
@@ -252,14 +205,13 @@ export function deleteSelected(
   store: ObjectStore,
   kind: KindName,
   selected: readonly StoredObject[],
-  selector: LabelSelector,
-  options: DeleteOptions = {},
-  fields: FieldSelector = [],
+  options: DeleteCollectionOptions,
 ): StoredObject[] {
+  const { labels, fields } = options;
   const current = selected.flatMap((object) => {
     const found = store.get(kind, object.metadata.name);
     const same = found?.metadata.uid === object.metadata.uid;
-    const matches = found && matchesSelector(selector, found.metadata.labels) && matchesFields(fields, found);
+    const matches = found && matchesSelector(labels, found.metadata.labels) && matchesFields(fields, found);
     return found && same && matches ? [found] : [];
   });
   if (options.dryRun) return current.map((object) => wouldDelete(kind, store, object, options).object);

@@ -8,10 +8,15 @@ import {
   applyObject,
   managedFieldsAfterUpdate,
   sentManagedFields,
-  UNKNOWN_MANAGER,
   withManagedFields,
 } from "./apply";
-import { type DeleteOptions, type DeleteOutcome, deleteObject, deleteSelected } from "./deletion";
+import {
+  type DeleteCollectionOptions,
+  type DeleteOptions,
+  type DeleteOutcome,
+  deleteObject,
+  deleteSelected,
+} from "./deletion";
 import { wouldCreate, wouldUpdate } from "./dry-run";
 import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
 import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from "./object-size";
@@ -36,6 +41,21 @@ export interface ListQuery {
   continue?: string;
   /** The resourceVersion the list is at (an `Exact` read at a version nothing has changed since). */
   resourceVersion?: string;
+}
+
+/** What a create, a replace (PUT) and a merge or JSON patch take besides the object (CreateOptions, UpdateOptions). */
+export interface WriteOptions {
+  fieldValidation: FieldValidation;
+  /** The field manager the write is recorded under (managedFields). */
+  manager: string;
+  /** Admitted and answered as written, but not stored (see dry-run.ts). */
+  dryRun: boolean;
+}
+
+/** A patch other than an apply: its type (the request's media type) and the patch document. */
+export interface Patch {
+  type: PatchType;
+  document: unknown;
 }
 
 /** How many objects a delete-collection removes in one commit before it lets other requests run. */
@@ -96,21 +116,14 @@ export class ResourceOperations {
     return { items, more: false, remaining: undefined };
   }
 
-  /**
-   * `manager` is the field manager the write is recorded under (managedFields). `dryRun`: admitted and
-   * answered as created, but not stored (see dry-run.ts).
-   */
-  create(
-    body: unknown,
-    fieldValidation: FieldValidation,
-    manager = UNKNOWN_MANAGER,
-    dryRun = false,
-  ): Written {
+  create(body: unknown, options: WriteOptions): Written {
     this.checkSize(body);
-    const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), fieldValidation);
-    const owned = this.owned(undefined, object, manager, body);
+    const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), options.fieldValidation);
+    const owned = this.owned(undefined, object, options.manager, body);
     return {
-      object: dryRun ? wouldCreate(this.kind, this.store, owned) : this.store.create(this.kind, owned),
+      object: options.dryRun
+        ? wouldCreate(this.kind, this.store, owned)
+        : this.store.create(this.kind, owned),
       warnings,
     };
   }
@@ -120,13 +133,7 @@ export class ResourceOperations {
   }
 
   /** PUT: the body is the whole object, and must name the version it replaces. */
-  replace(
-    name: string,
-    body: unknown,
-    fieldValidation: FieldValidation,
-    manager = UNKNOWN_MANAGER,
-    dryRun = false,
-  ): Written {
+  replace(name: string, body: unknown, options: WriteOptions): Written {
     this.checkSize(body);
     const envelope = readEnvelope(this.kind, body);
     this.checkName(envelope.metadata.name, name);
@@ -141,36 +148,35 @@ export class ResourceOperations {
         },
       ]);
     }
-    return this.update(existing, envelope, fieldValidation, manager, body, dryRun);
+    return this.update(existing, envelope, body, options);
   }
 
   /**
    * PATCH: the patch applies to the object as the client reads it, then goes through the same admission
    * as a PUT. Without a resourceVersion of its own it applies to the current version.
    */
-  patch(
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    fieldValidation: FieldValidation,
-    manager = UNKNOWN_MANAGER,
-    dryRun = false,
-  ): Written {
+  patch(name: string, patch: Patch, options: WriteOptions): Written {
     const existing = this.require(name);
-    const patched = applyPatchDocument(type, redactObject(existing), patch, this.maxObjectBytes);
+    const patched = applyPatchDocument(
+      patch.type,
+      redactObject(existing),
+      patch.document,
+      this.maxObjectBytes,
+    );
     this.checkSize(patched);
     const envelope = readEnvelope(this.kind, patched);
     this.checkName(envelope.metadata.name, name);
     envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    return this.update(existing, envelope, fieldValidation, manager, patched, dryRun);
+    return this.update(existing, envelope, patched, options);
   }
 
   /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
   apply(name: string, config: unknown, options: ApplyOptions): Applied {
-    return applyObject(this.kind, this.store, name, config, options, this.maxObjectBytes);
+    const { kind, store, maxObjectBytes } = this;
+    return applyObject({ kind, store, maxObjectBytes }, name, config, options);
   }
 
-  delete(name: string, options: DeleteOptions = {}): DeleteOutcome {
+  delete(name: string, options: DeleteOptions): DeleteOutcome {
     return deleteObject(this.store, this.kind, name, options);
   }
 
@@ -180,43 +186,35 @@ export class ResourceOperations {
    * /healthz) are answered while a large collection is deleted. Objects created meanwhile are not
    * deleted; objects that went meanwhile are not listed.
    */
-  async deleteCollection(
-    selector: LabelSelector,
-    options: DeleteOptions = {},
-    fields: FieldSelector = [],
-  ): Promise<ObjectList> {
+  async deleteCollection(options: DeleteCollectionOptions): Promise<ObjectList> {
     if (options.preconditions !== undefined) {
       throw badRequest(
         "DeleteOptions.preconditions name one object: send them with a DELETE of that object, not of the collection",
       );
     }
-    const selected = this.select(selector, fields);
+    const { labels, fields } = options;
+    const selected = this.select(labels, fields);
     const deleted: StoredObject[] = [];
     for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
-      deleted.push(...deleteSelected(this.store, this.kind, chunk, selector, options, fields));
+      deleted.push(...deleteSelected(this.store, this.kind, chunk, options));
     }
     return this.listOf(deleted, {});
   }
 
-  private update(
-    existing: StoredObject,
-    envelope: Envelope,
-    fieldValidation: FieldValidation,
-    manager: string,
-    body: unknown,
-    dryRun = false,
-  ): Written {
+  private update(existing: StoredObject, envelope: Envelope, body: unknown, options: WriteOptions): Written {
     // A uid in the body names the object the client means: another one under the name is a 409.
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
       throw conflict(this.kind, existing.metadata.name);
     }
-    const { object, warnings } = admit(this.kind, envelope, fieldValidation, existing);
-    const owned = this.owned(existing, object, manager, body);
+    const { object, warnings } = admit(this.kind, envelope, options.fieldValidation, existing);
+    const owned = this.owned(existing, object, options.manager, body);
     return {
-      object: dryRun ? wouldUpdate(this.kind, this.store, owned) : this.store.update(this.kind, owned),
+      object: options.dryRun
+        ? wouldUpdate(this.kind, this.store, owned)
+        : this.store.update(this.kind, owned),
       warnings,
     };
   }

@@ -6,15 +6,6 @@ interface ContinueToken {
   start: string;
 }
 
-export function parseLimit(text: string | undefined): number | undefined {
-  if (text === undefined || text === "") return undefined;
-  const limit = Number(text);
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw badRequest(`limit: "${text}" is not a valid page size; use a whole number of 0 (no limit) or more`);
-  }
-  return limit === 0 ? undefined : limit;
-}
-
 /**
  * The continue token of a page ending at `lastName`: the next page starts after that name in the current
  * state, so objects created or deleted meanwhile neither repeat nor shift pages.

@@ -1,5 +1,4 @@
 import { CONDITION_TYPES, type KindName } from "../../sdk/schema";
-import { badRequest } from "../errors";
 import { isRecord } from "../records";
 import type { StoredObject } from "../storage";
 import { redactObject } from "./redaction";
@@ -8,7 +7,8 @@ import { redactObject } from "./redaction";
  * Server-side printing (`meta.k8s.io` `Table`), what `kubectl get` asks for in its Accept header:
  * `application/json;as=Table;v=v1;g=meta.k8s.io` (then the v1beta1 form, then plain JSON). Each kind has
  * its own columns; the rows carry the object as `PartialObjectMetadata` (`includeObject=Metadata`, the
- * default), whole (`Object`, secrets redacted like any response) or not at all (`None`).
+ * default), whole (`Object`, secrets redacted like any response) or not at all (`None`). Which Table a
+ * request asks for is the HTTP layer's business (`http/table-negotiation.ts`).
  */
 
 export type TableVersion = "v1" | "v1beta1";
@@ -116,51 +116,6 @@ const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
     AGE,
   ],
 };
-
-/**
- * The Table form the Accept header asks for, if any: its media ranges in order, the first this server can
- * answer wins (a Table of meta.k8s.io v1 or v1beta1, or plain JSON). A header asking for nothing this
- * server serves gets plain JSON, as before Tables existed.
- */
-export function negotiateTable(accept: string | undefined): TableVersion | undefined {
-  if (accept === undefined) return undefined;
-  for (const range of accept.split(",")) {
-    const [type = "", ...rawParameters] = range.split(";").map((part) => part.trim());
-    const mediaType = type.toLowerCase();
-    if (mediaType !== "application/json" && mediaType !== "application/*" && mediaType !== "*/*") continue;
-    const parameters = new Map(
-      rawParameters.map((parameter) => {
-        const [key = "", value = ""] = parameter.split("=").map((part) => part.trim());
-        return [key.toLowerCase(), value] as const;
-      }),
-    );
-    const as = parameters.get("as");
-    if (as === undefined) return undefined;
-    const version = parameters.get("v");
-    if (
-      as === "Table" &&
-      parameters.get("g") === "meta.k8s.io" &&
-      (version === "v1" || version === "v1beta1")
-    )
-      return version;
-  }
-  return undefined;
-}
-
-/** The `includeObject` query parameter (TableOptions): Metadata by default. */
-export function parseIncludeObject(value: string | undefined): IncludeObject {
-  if (value === undefined || value === "") return "Metadata";
-  if (value === "None" || value === "Metadata" || value === "Object") return value;
-  throw badRequest(`includeObject: "${value}" is not supported; use None, Metadata or Object`);
-}
-
-/**
- * The media type of a Table answer, as the Kubernetes API server labels it (with the charset, so fastify
- * keeps the header as written instead of rewriting its parameters).
- */
-export function tableContentType(version: TableVersion): string {
-  return `application/json;as=Table;v=${version};g=meta.k8s.io;charset=utf-8`;
-}
 
 export function columnDefinitions(kind: KindName): TableColumnDefinition[] {
   return COLUMNS[kind].map((entry) => ({ ...entry.definition }));

@@ -13,69 +13,19 @@ import {
   type SchemaObject,
 } from "../../sdk/schema/openapi";
 import { APPLY_PATCH_TYPE } from "../http/apply-patch";
-import { DELETE_PARAMETERS } from "../resources/deletion";
-import { GET_PARAMETERS, LIST_PARAMETERS } from "../resources/list-options";
+import { type Operation, type ParameterName, parametersOf, QUERY_PARAMETERS } from "../http/query";
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE } from "../resources/patch";
 import { encodeSwaggerDocument, PROTOBUF_V2_CONTENT_TYPE, PROTOBUF_V2_TYPE } from "./openapi-protobuf";
-import { PATCH_PARAMETERS, WRITE_PARAMETERS } from "./query";
 
 /**
  * The OpenAPI documents kubectl reads: `/openapi/v3` lists one document per group version
  * (`/openapi/v3/apis/<group>/<version>?hash=…`, OpenAPI 3.0), and `/openapi/v2` is the whole API in
  * Swagger 2.0 (JSON, or the protocol buffer client-go asks for). The schemas are generated from the zod schema (sdk/schema/openapi.ts); the paths here say
- * which operations and query parameters each kind has, with the `x-kubernetes-group-version-kind` and
- * `x-kubernetes-action` extensions kubectl looks for (`kubectl explain` finds a resource's kind through
+ * which operations each kind has, with the query parameters the table of query parameters gives each
+ * (http/query/table.ts) and the `x-kubernetes-group-version-kind` and `x-kubernetes-action` extensions
+ * kubectl looks for (`kubectl explain` finds a resource's kind through
  * them, and `kubectl apply` sends `fieldValidation` because the PATCH operation lists it).
  */
-
-/** What each query parameter means, as the operations below list them. */
-const PARAMETERS: Readonly<Record<string, string>> = {
-  continue:
-    "The continue token of the previous page (metadata.continue); the list goes on after the last name it returned.",
-  allowWatchBookmarks:
-    "With watch=true: also send BOOKMARK events, which carry only the resourceVersion the watch has reached.",
-  dryRun:
-    'With "All", the request is processed (merged, validated, defaulted) and answered, but nothing is stored or deleted.',
-  fieldManager:
-    "The name of the actor making the change, recorded in metadata.managedFields. Required for apply patches; other writes default to the User-Agent's product name.",
-  fieldValidation:
-    "What happens to fields the API does not have: Strict refuses the request, Warn (the default) drops each and names it in a Warning header, Ignore drops them silently.",
-  fieldSelector:
-    "Only the objects whose fields match: metadata.name (and metadata.namespace) with =, == or !=.",
-  force:
-    "Apply patches only: take ownership of the fields other managers own instead of refusing the request with a conflict.",
-  gracePeriodSeconds:
-    "How long a Proxy stays terminating before it goes (default: the server's grace period); 0 removes it at once.",
-  includeObject:
-    "With a Table answer: include each object as None, Metadata (PartialObjectMetadata, the default) or Object.",
-  labelSelector: "Only the objects whose labels match (=, ==, !=, in, notin, exists, !exists).",
-  limit: "At most this many objects; metadata.continue fetches the next page.",
-  orphanDependents: "Deprecated: true is propagationPolicy=Orphan, false Background.",
-  propagationPolicy:
-    "What happens to the objects this one owns: Background (the default: deleted after it), Foreground (deleted before it; it waits with the foregroundDeletion finalizer) or Orphan (they stay, without the owner reference).",
-  resourceVersion:
-    'The version to read at: unset (the latest), "0" (any) or a metadata.resourceVersion; with watch=true, the events after it.',
-  resourceVersionMatch:
-    "How resourceVersion is matched: NotOlderThan or Exact (served only when nothing changed since; 410 Expired otherwise).",
-  sendInitialEvents:
-    "With watch=true and resourceVersionMatch=NotOlderThan: start with ADDED events for the current objects, then a bookmark marking their end.",
-  timeoutSeconds: "With watch=true: end the watch after this many seconds.",
-  watch:
-    "Stream ADDED, MODIFIED, DELETED (and BOOKMARK) events as newline-delimited JSON instead of answering a list.",
-};
-
-const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(["limit", "timeoutSeconds", "gracePeriodSeconds"]);
-const BOOLEAN_PARAMETERS: ReadonlySet<string> = new Set([
-  "watch",
-  "allowWatchBookmarks",
-  "sendInitialEvents",
-  "orphanDependents",
-]);
-
-function parameterType(name: string): string {
-  if (INTEGER_PARAMETERS.has(name)) return "integer";
-  return BOOLEAN_PARAMETERS.has(name) ? "boolean" : "string";
-}
 
 type Action = "list" | "post" | "deletecollection" | "get" | "put" | "patch" | "delete";
 
@@ -84,7 +34,8 @@ interface OperationSpec {
   action: Action;
   verb: string;
   summary: (info: KindInfo) => string;
-  parameters: readonly string[];
+  /** The operations of the query-parameter table this one serves: it lists the parameters of each. */
+  operations: readonly Operation[];
   /** Request body media types, when the operation takes one. */
   consumes?: readonly string[];
   /** The schema of the answer: the kind, its list, or a Status. */
@@ -98,7 +49,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "list",
     verb: "list",
     summary: (info) => `list or page through ${info.plural}, or watch them (watch=true)`,
-    parameters: LIST_PARAMETERS,
+    operations: ["list", "watch"],
     answers: "list",
     codes: ["200"],
   },
@@ -107,7 +58,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "post",
     verb: "create",
     summary: (info) => `create a ${info.kind}`,
-    parameters: WRITE_PARAMETERS,
+    operations: ["create"],
     consumes: ["application/json"],
     answers: "object",
     codes: ["201"],
@@ -117,7 +68,7 @@ const COLLECTION: readonly OperationSpec[] = [
     action: "deletecollection",
     verb: "deletecollection",
     summary: (info) => `delete the ${info.plural} the selectors match (every one without them)`,
-    parameters: ["labelSelector", "fieldSelector", ...DELETE_PARAMETERS],
+    operations: ["deletecollection"],
     answers: "list",
     codes: ["200"],
   },
@@ -129,7 +80,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "get",
     verb: "read",
     summary: (info) => `read the specified ${info.kind}`,
-    parameters: GET_PARAMETERS,
+    operations: ["get"],
     answers: "object",
     codes: ["200"],
   },
@@ -138,7 +89,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "put",
     verb: "replace",
     summary: (info) => `replace the specified ${info.kind}; metadata.resourceVersion is required`,
-    parameters: WRITE_PARAMETERS,
+    operations: ["replace"],
     consumes: ["application/json"],
     answers: "object",
     codes: ["200"],
@@ -149,7 +100,7 @@ const ITEM: readonly OperationSpec[] = [
     verb: "patch",
     summary: (info) =>
       `partially update the specified ${info.kind}: JSON patch, merge patch, or server-side apply (which creates it when it does not exist)`,
-    parameters: PATCH_PARAMETERS,
+    operations: ["patch", "apply"],
     consumes: [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, APPLY_PATCH_TYPE],
     answers: "object",
     codes: ["200", "201"],
@@ -160,12 +111,17 @@ const ITEM: readonly OperationSpec[] = [
     verb: "delete",
     summary: (info) =>
       `delete the specified ${info.kind} (202 with its deletionTimestamp while finalizers or a Proxy's grace period hold it)`,
-    parameters: DELETE_PARAMETERS,
+    operations: ["delete"],
     consumes: ["application/json"],
     answers: "status",
     codes: ["200", "202"],
   },
 ];
+
+/** The query parameters of an OpenAPI operation: those of each table operation it serves, once each. */
+function queryParametersOf(operations: readonly Operation[]): ParameterName[] {
+  return [...new Set(operations.flatMap(parametersOf))];
+}
 
 function operationId(verb: string, info: KindInfo): string {
   const group = info.group
@@ -187,12 +143,11 @@ class PathBuilder {
     return { $ref: `${refPrefix(this.openapi)}${name}` };
   }
 
-  private parameter(name: string): SchemaObject {
-    const description = PARAMETERS[name];
-    if (description === undefined) throw new TypeError(`no description for the query parameter ${name}`);
+  private parameter(name: ParameterName): SchemaObject {
+    const { description, type } = QUERY_PARAMETERS[name];
     return this.openapi === 3
-      ? { name, in: "query", description, schema: { type: parameterType(name) } }
-      : { name, in: "query", description, type: parameterType(name), uniqueItems: true };
+      ? { name, in: "query", description, schema: { type } }
+      : { name, in: "query", description, type, uniqueItems: true };
   }
 
   private answer(kind: KindName, answers: OperationSpec["answers"]): SchemaObject {
@@ -214,7 +169,7 @@ class PathBuilder {
           : { description, schema };
     }
     responses["401"] = { description: "Unauthorized" };
-    const parameters = spec.parameters.map((name) => this.parameter(name));
+    const parameters = queryParametersOf(spec.operations).map((name) => this.parameter(name));
     const body =
       spec.consumes === undefined
         ? undefined

@@ -1,32 +1,27 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { KINDS, type KindName } from "../../sdk/schema";
-import { parseFieldValidation } from "../admission";
-import { APPLY_PATCH_TYPE, applyOptionsOf, patchParameters, writeManager } from "../http/apply-patch";
+import { APPLY_PATCH_TYPE } from "../http/apply-patch";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
-import { addWarnings } from "../http/warnings";
-import { DELETE_PARAMETERS, readDeleteOptions } from "../resources/deletion";
-import { parseDryRun } from "../resources/dry-run";
-import { parseFieldSelector } from "../resources/field-selector";
-import { listBody } from "../resources/list-body";
 import {
-  checkReadVersion,
-  GET_PARAMETERS,
-  LIST_PARAMETERS,
-  parseGetOptions,
-  parseListOptions,
-} from "../resources/list-options";
+  applyOptions,
+  deleteOptions,
+  getOptions,
+  listOptions,
+  parseParameter,
+  queryFor,
+  queryOf,
+  type RawQuery,
+  readQuery,
+  writeOptions,
+} from "../http/query";
+import { tableContentType, tableOptions } from "../http/table-negotiation";
+import { addWarnings } from "../http/warnings";
+import { listBody } from "../resources/list-body";
+import { checkReadVersion } from "../resources/list-options";
 import { ResourceOperations } from "../resources/operations";
 import { PATCH_TYPES, type PatchType } from "../resources/patch";
-import { parseLabelSelector } from "../resources/selector";
-import {
-  negotiateTable,
-  parseIncludeObject,
-  type TableOptions,
-  tableContentType,
-  tableOf,
-} from "../resources/table";
+import { tableOf } from "../resources/table";
 import type { ObjectStore } from "../storage";
-import { onlyParameters, PATCH_PARAMETERS, type Query, single, WRITE_PARAMETERS } from "./query";
 import { serveWatch, type Watches } from "./watch";
 
 export interface ResourceRoutesOptions {
@@ -40,12 +35,12 @@ export interface ResourceRoutesOptions {
 
 interface ItemRequest {
   Params: { name: string };
-  Querystring: Query;
 }
 
 /**
- * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`. Bodies leave through
- * the redaction hook; errors through the Status error handler.
+ * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`. Each route reads its
+ * query with the table of query parameters (http/query) before anything else looks at it; bodies leave
+ * through the redaction hook, errors through the Status error handler.
  */
 export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   fastify,
@@ -55,32 +50,37 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
-  const writeParameters = onlyParameters(...WRITE_PARAMETERS);
-  const jsonBody = { onRequest: acceptMediaTypes([JSON_TYPE], false), preValidation: writeParameters };
-  // An apply patch (server-side apply) has parameters of its own: see http/apply-patch.ts.
+  const readScope = { kind, store, history: watches.hub.history };
+  const jsonBody = (operation: "create" | "replace") => ({
+    onRequest: acceptMediaTypes([JSON_TYPE], false),
+    preValidation: readQuery(operation),
+  });
   const patchBody = {
     onRequest: acceptMediaTypes([...PATCH_TYPES, APPLY_PATCH_TYPE], true),
-    preValidation: patchParameters(...PATCH_PARAMETERS),
+    preValidation: readQuery((request) => (mediaTypeOf(request) === APPLY_PATCH_TYPE ? "apply" : "patch")),
   };
-  const listParameters = { preValidation: onlyParameters(...LIST_PARAMETERS) };
-  const getParameters = { preValidation: onlyParameters(...GET_PARAMETERS) };
   // A DELETE may carry DeleteOptions as JSON, and all of them but preconditions as query parameters.
-  const deleteBody = (...parameters: string[]) => ({
+  const deleteBody = (operation: "delete" | "deletecollection") => ({
     onRequest: [acceptMediaTypes([JSON_TYPE], false), emptyBodyIsNoBody],
-    preValidation: onlyParameters(...parameters),
+    preValidation: readQuery(operation),
   });
+  // Which of the two a GET of the collection is depends on one parameter, read here first.
+  const listOrWatch = readQuery((request) =>
+    parseParameter("watch", (request.query as RawQuery).watch) === true ? "watch" : "list",
+  );
 
   // A list, or with watch=true a watch; either as a Table when the Accept header asks for one.
-  fastify.get<{ Querystring: Query }>(collection, listParameters, async (request, reply) => {
-    const options = parseListOptions(request.query);
-    const table = tableOptions(request.headers.accept, request.query);
+  fastify.get(collection, { preValidation: listOrWatch }, async (request, reply) => {
+    const query = queryFor(request, "list", "watch");
+    const options = listOptions(query);
+    const table = tableOptions(request.headers.accept, query.includeObject);
     if (options.watch) return serveWatch(reply, watches, kind, options, table);
     const list = operations.list({
       selector: options.labels,
       fields: options.fields,
       limit: options.limit,
       continue: options.continue,
-      resourceVersion: checkReadVersion(kind, store, watches.hub.history, options),
+      resourceVersion: checkReadVersion(readScope, options),
     });
     // Serialized here from each item's cached text (list-body.ts), as fastify would serialize the list.
     if (table === undefined) return reply.type("application/json; charset=utf-8").send(listBody(list));
@@ -91,33 +91,31 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
 
   // 201: the object exists when the answer leaves (the write is committed synchronously) and the body
   // is the stored object; 202 would promise work still pending.
-  fastify.post<{ Querystring: Query }>(collection, jsonBody, async (request, reply) => {
+  fastify.post(collection, jsonBody("create"), async (request, reply) => {
+    const query = queryFor(request, "create");
     const { object, warnings } = operations.create(
       request.body,
-      fieldValidation(request.query),
-      writeManager(request),
-      dryRun(request.query),
+      writeOptions(query, request.headers["user-agent"]),
     );
     addWarnings(reply, warnings);
     return reply.code(201).send(object);
   });
 
-  const collectionDelete = deleteBody("labelSelector", "fieldSelector", ...DELETE_PARAMETERS);
-  fastify.delete<{ Querystring: Query }>(collection, collectionDelete, async (request) => {
-    const options = readDeleteOptions(request.body, request.query);
-    return operations.deleteCollection(
-      parseLabelSelector(single(request.query, "labelSelector")),
-      options,
-      parseFieldSelector(single(request.query, "fieldSelector")),
-    );
+  fastify.delete(collection, deleteBody("deletecollection"), async (request) => {
+    const query = queryFor(request, "deletecollection");
+    return operations.deleteCollection({
+      ...deleteOptions(query, request.body),
+      labels: query.labelSelector,
+      fields: query.fieldSelector,
+    });
   });
 
-  fastify.get<ItemRequest>(item, getParameters, async (request, reply) => {
+  fastify.get<ItemRequest>(item, { preValidation: readQuery("get") }, async (request, reply) => {
     const { name } = request.params;
-    const table = tableOptions(request.headers.accept, request.query);
-    const read = parseGetOptions(request.query);
+    const query = queryFor(request, "get");
+    const table = tableOptions(request.headers.accept, query.includeObject);
     // An Exact read at an older version is served when this object has not changed since (else 410).
-    checkReadVersion(kind, store, watches.hub.history, read, name);
+    checkReadVersion(readScope, { ...getOptions(query), name });
     const object = operations.get(name);
     if (table === undefined) return object;
     const { resourceVersion } = object.metadata;
@@ -126,40 +124,40 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       .send(tableOf(kind, [object], table, { resourceVersion }));
   });
 
-  fastify.put<ItemRequest>(item, jsonBody, async (request, reply) => {
+  fastify.put<ItemRequest>(item, jsonBody("replace"), async (request, reply) => {
+    const query = queryFor(request, "replace");
     const { object, warnings } = operations.replace(
       request.params.name,
       request.body,
-      fieldValidation(request.query),
-      writeManager(request),
-      dryRun(request.query),
+      writeOptions(query, request.headers["user-agent"]),
     );
     addWarnings(reply, warnings);
     return object;
   });
 
   fastify.patch<ItemRequest>(item, patchBody, async (request, reply) => {
-    if (mediaTypeOf(request) === APPLY_PATCH_TYPE) {
-      const options = applyOptionsOf(request, fieldValidation(request.query));
-      const { object, warnings, created } = operations.apply(request.params.name, request.body, options);
+    const { name } = request.params;
+    const userAgent = request.headers["user-agent"];
+    const read = queryOf(request);
+    if (read.operation === "apply") {
+      const options = applyOptions(read.query, userAgent);
+      const { object, warnings, created } = operations.apply(name, request.body, options);
       addWarnings(reply, warnings);
       return reply.code(created ? 201 : 200).send(object);
     }
     const type = mediaTypeOf(request) as PatchType;
     const { object, warnings } = operations.patch(
-      request.params.name,
-      type,
-      request.body,
-      fieldValidation(request.query),
-      writeManager(request),
-      dryRun(request.query),
+      name,
+      { type, document: request.body },
+      writeOptions(queryFor(request, "patch"), userAgent),
     );
     addWarnings(reply, warnings);
     return object;
   });
 
-  fastify.delete<ItemRequest>(item, deleteBody(...DELETE_PARAMETERS), async (request, reply) => {
-    const outcome = operations.delete(request.params.name, readDeleteOptions(request.body, request.query));
+  fastify.delete<ItemRequest>(item, deleteBody("delete"), async (request, reply) => {
+    const options = deleteOptions(queryFor(request, "delete"), request.body);
+    const outcome = operations.delete(request.params.name, options);
     return reply.code(outcome.code).send(outcome.status ?? outcome.object);
   });
 };
@@ -174,19 +172,4 @@ async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
   if (encoding === undefined && (length === undefined || length === "0")) {
     delete request.raw.headers["content-type"];
   }
-}
-
-function fieldValidation(query: Query) {
-  return parseFieldValidation(single(query, "fieldValidation"));
-}
-
-function dryRun(query: Query): boolean {
-  return parseDryRun(query.dryRun);
-}
-
-/** The Table the Accept header asks for, with its `includeObject`; undefined for plain JSON. */
-function tableOptions(accept: string | undefined, query: Query): TableOptions | undefined {
-  const includeObject = parseIncludeObject(single(query, "includeObject"));
-  const version = negotiateTable(accept);
-  return version === undefined ? undefined : { version, includeObject };
 }

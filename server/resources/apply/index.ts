@@ -21,13 +21,6 @@ import { objectStructure } from "./structure";
 import { compare, configProblems, fieldSetOf, merge, removePaths } from "./values";
 
 export type { ManagedFieldsEntry } from "./managed-fields";
-export {
-  FIELD_MANAGER_MAX_LENGTH,
-  fieldManagerOf,
-  managerFromUserAgent,
-  parseForce,
-  UNKNOWN_MANAGER,
-} from "./manager";
 
 /**
  * Server-side apply (`PATCH` with `application/apply-patch+yaml`) and the field ownership every other
@@ -87,17 +80,22 @@ export interface Applied {
   created: boolean;
 }
 
+/** The kind an apply writes to, the store that holds it, and the largest object it may store. */
+export interface ApplyTarget {
+  kind: KindName;
+  store: ObjectStore;
+  maxObjectBytes: number;
+}
+
 /**
  * Applies `body` (the manager's configuration, already parsed) to the object `name` of `kind`. The merged
  * object is refused (413) when larger than `maxObjectBytes` as JSON, before admission and before storing.
  */
 export function applyObject(
-  kind: KindName,
-  store: ObjectStore,
+  { kind, store, maxObjectBytes }: ApplyTarget,
   name: string,
   body: unknown,
   options: ApplyOptions,
-  maxObjectBytes: number,
 ): Applied {
   const config = readConfig(kind, name, body);
   const structure = objectStructure(kind);

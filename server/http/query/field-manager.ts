@@ -1,7 +1,7 @@
 import { ApiError, type StatusCause } from "../../errors";
 
 /** Kubernetes caps a field manager's name at 128 bytes. */
-export const FIELD_MANAGER_MAX_LENGTH = 128;
+const FIELD_MANAGER_MAX_LENGTH = 128;
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]$/u;
 
@@ -11,7 +11,7 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]$/u;
  * without a name and conflicts quote as `""`; this server says "unknown", the word client-go puts in a
  * User-Agent for the parts it cannot tell (`rest.DefaultKubernetesUserAgent`).
  */
-export const UNKNOWN_MANAGER = "unknown";
+const UNKNOWN_MANAGER = "unknown";
 
 /**
  * The manager a write is recorded under: the `fieldManager` query parameter, else what Kubernetes derives
@@ -22,7 +22,7 @@ export const UNKNOWN_MANAGER = "unknown";
 export function fieldManagerOf(
   fieldManager: string | undefined,
   userAgent: string | undefined,
-  options: { apply: boolean; force?: string | undefined },
+  options: { apply: boolean; force?: boolean | undefined },
 ): string {
   const causes: StatusCause[] = [];
   if (options.apply && (fieldManager === undefined || fieldManager === "")) {
@@ -70,7 +70,7 @@ export function fieldManagerOf(
 }
 
 /** `kubectl/v1.32.4 (linux/amd64) kubernetes/abc` -> `kubectl`, as Kubernetes' prefixFromUserAgent. */
-export function managerFromUserAgent(userAgent: string | undefined): string {
+function managerFromUserAgent(userAgent: string | undefined): string {
   let manager = "";
   for (const character of (userAgent ?? "").split("/")[0] ?? "") {
     if (!PRINTABLE.test(character)) continue;
@@ -78,11 +78,4 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
     manager += character;
   }
   return manager;
-}
-
-/** `force=true|false`, as Kubernetes parses booleans in query parameters. */
-export function parseForce(value: string | undefined): boolean {
-  if (value === undefined || value === "" || value === "false" || value === "0") return false;
-  if (value === "true" || value === "1") return true;
-  throw new ApiError("BadRequest", `force: "${value}" is not a boolean; use true or false`);
 }
