@@ -1,7 +1,17 @@
+import { createHash } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { KIND_NAMES, KINDS, type KindInfo } from "../../sdk/schema";
 
-const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update"];
+/**
+ * What every kind serves, in the order kube-apiserver lists a CRD's verbs. `watch` matters: informer
+ * factories and RESTMappers read the verbs before they watch.
+ */
+const VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+
+/** Kubernetes' `StorageVersionHash`: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
+function storageVersionHash({ group, version, kind }: KindInfo): string {
+  return createHash("sha256").update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString("base64");
+}
 
 /**
  * Kubernetes discovery: `/apis` lists the groups, `/apis/<group>` one group, `/apis/<group>/<version>`
@@ -59,6 +69,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
             namespaced: false,
             kind: info.kind,
             verbs: VERBS,
+            storageVersionHash: storageVersionHash(info),
           })),
       }));
     }

@@ -34,7 +34,7 @@ describe("discovery and health", () => {
     expect(reply.body).toMatchObject({ kind: "APIGroup", name: "compute.example.dev" });
   });
 
-  it.each(KIND_NAMES)("lists %s with its plural, kind, scope and the seven verbs", async (kind) => {
+  it.each(KIND_NAMES)("lists %s with its plural, kind, scope and kube-apiserver's eight verbs", async (kind) => {
     const { group, version, plural } = KINDS[kind];
     const reply = await server.call("GET", `/apis/${group}/${version}`);
     expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
@@ -43,8 +43,14 @@ describe("discovery and health", () => {
       singularName: kind.toLowerCase(),
       namespaced: false,
       kind,
-      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update"],
+      verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+      storageVersionHash: expect.any(String),
     });
+  });
+
+  it("gives a kind the storageVersionHash kube-apiserver gives its CRD", async () => {
+    const reply = await server.call("GET", "/apis/core.example.dev/v1alpha2");
+    expect(reply.body.resources[0].storageVersionHash).toBe("P/Umy6Tdj1s=");
   });
 
   it("answers /healthz with ok", async () => {
