@@ -10,7 +10,11 @@ const VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "
 
 /** Kubernetes' `StorageVersionHash`: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
 function storageVersionHash({ group, version, kind }: KindInfo): string {
-  return createHash("sha256").update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString("base64");
+  return createHash("sha256")
+    .update(`${group}/${version}/${kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString("base64");
 }
 
 /**

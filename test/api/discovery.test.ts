@@ -34,19 +34,22 @@ describe("discovery and health", () => {
     expect(reply.body).toMatchObject({ kind: "APIGroup", name: "compute.example.dev" });
   });
 
-  it.each(KIND_NAMES)("lists %s with its plural, kind, scope and kube-apiserver's eight verbs", async (kind) => {
-    const { group, version, plural } = KINDS[kind];
-    const reply = await server.call("GET", `/apis/${group}/${version}`);
-    expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
-    expect(reply.body.resources).toContainEqual({
-      name: plural,
-      singularName: kind.toLowerCase(),
-      namespaced: false,
-      kind,
-      verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
-      storageVersionHash: expect.any(String),
-    });
-  });
+  it.each(KIND_NAMES)(
+    "lists %s with its plural, kind, scope and kube-apiserver's eight verbs",
+    async (kind) => {
+      const { group, version, plural } = KINDS[kind];
+      const reply = await server.call("GET", `/apis/${group}/${version}`);
+      expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
+      expect(reply.body.resources).toContainEqual({
+        name: plural,
+        singularName: kind.toLowerCase(),
+        namespaced: false,
+        kind,
+        verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+        storageVersionHash: expect.any(String),
+      });
+    },
+  );
 
   it("gives a kind the storageVersionHash kube-apiserver gives its CRD", async () => {
     const reply = await server.call("GET", "/apis/core.example.dev/v1alpha2");
