@@ -9,7 +9,12 @@ import {
 } from "../lifecycle";
 import { isRecord } from "../records";
 import { type Query, single } from "../routes/query";
-import { checkPreconditions, type ObjectStore, type Preconditions, type StoredObject } from "../storage";
+import {
+  checkDeletePreconditions,
+  type ObjectStore,
+  type Preconditions,
+  type StoredObject,
+} from "../storage";
 import { parseDryRun } from "./dry-run";
 import { type FieldSelector, matchesFields } from "./field-selector";
 import { type LabelSelector, matchesSelector } from "./selector";
@@ -224,7 +229,7 @@ export function deleteObject(
 ): DeleteOutcome {
   const existing = store.get(kind, name);
   if (!existing) throw notFound(kind, name);
-  checkPreconditions(kind, existing, options.preconditions);
+  checkDeletePreconditions(kind, existing, options.preconditions);
   if (options.dryRun) {
     const termination = terminationOf(kind, existing, options);
     return termination.remove ? gone(kind, existing) : { code: 202, object: termination.marked };

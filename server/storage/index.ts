@@ -2,7 +2,12 @@ import { SqliteJournal } from "./sqlite";
 import { Store } from "./store";
 import type { ObjectStore } from "./types";
 
-export { checkPreconditions, type Preconditions, preconditionFailed } from "./preconditions";
+export {
+  checkDeletePreconditions,
+  checkPreconditions,
+  type Preconditions,
+  preconditionFailed,
+} from "./preconditions";
 export { timestamp } from "./store";
 export type {
   CommitListener,
