@@ -61,6 +61,28 @@ export function sharedTests(backend: () => Backend): void {
     }
   });
 
+  test("aggregated discovery lists each kind as kube-apiserver lists a CRD", async (server) => {
+    const type = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    const reply = await server.call("GET", "/apis", { headers: { accept: `${type},application/json` } });
+    expect(reply.headers["content-type"]).toBe(type);
+    const { items } = JSON.parse(reply.text);
+    for (const kind of KIND_NAMES) {
+      const { group, version, plural } = KINDS[kind];
+      const entry = items
+        .find((item: Json) => item.metadata.name === group)
+        ?.versions.find((each: Json) => each.version === version);
+      expect(entry?.freshness).toBe("Current");
+      const resource = entry.resources.find((each: Json) => each.resource === plural);
+      expect(resource).toMatchObject({
+        responseKind: { group, version, kind },
+        scope: "Cluster",
+        singularResource: kind.toLowerCase(),
+        verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+      });
+      expect(resource.subresources !== undefined).toBe(DIFFERENCES[server.name].statusSubresources);
+    }
+  });
+
   test("create 201, get 200, create again 409 AlreadyExists, get a missing one 404", async (server) => {
     const name = unique("crud");
     const created = await create(server, name);
