@@ -96,8 +96,10 @@ export function sharedTests(backend: () => Backend): void {
     expect(got.body.metadata.uid).toBe(created.metadata.uid);
     const again = await server.call("POST", proxies, { body: manifest("Proxy", name, {}) });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({
+    expect(again.body).toEqual({
       kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
       status: "Failure",
       reason: "AlreadyExists",
       code: 409,
@@ -106,7 +108,11 @@ export function sharedTests(backend: () => Backend): void {
     });
     const missing = await server.call("GET", pathOf("Proxy", `${name}-missing`));
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({
+    expect(missing.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
       reason: "NotFound",
       code: 404,
       message: `proxies.core.example.dev "${name}-missing" not found`,
@@ -313,6 +319,26 @@ export function sharedTests(backend: () => Backend): void {
       `${test}-a`,
       `${test}-c`,
     ]);
+  });
+
+  test("a list is <Kind>List at a resourceVersion; delete-collection by label answers the deleted items", async (server) => {
+    const test = unique("collection");
+    await create(server, `${test}-a`, { test });
+    await create(server, `${test}-b`, { test });
+    const list = await server.call("GET", `${proxies}?labelSelector=test=${test}`);
+    expect(list.body).toMatchObject({
+      kind: "ProxyList",
+      apiVersion: "core.example.dev/v1alpha2",
+      metadata: { resourceVersion: expect.stringMatching(/^[1-9]\d*$/) },
+    });
+    const removed = await server.call("DELETE", `${proxies}?labelSelector=test=${test}&gracePeriodSeconds=0`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.kind).toBe("ProxyList");
+    expect(removed.body.items.map((item: Json) => item.metadata.name).sort()).toEqual([
+      `${test}-a`,
+      `${test}-b`,
+    ]);
+    expect((await server.call("GET", `${proxies}?labelSelector=test=${test}`)).body.items).toEqual([]);
   });
 
   test("DeleteOptions preconditions: a wrong uid or resourceVersion is 409, the right ones delete", async (server) => {
