@@ -41,8 +41,8 @@ export interface ServerOptions {
   /** How long a deleted Proxy stays visible with its deletionTimestamp; default 1 s. */
   proxyDeletionGraceMs?: number;
   /**
-   * Watch tuning: `historySize` (store events a watch can resume from, default 10,000; older versions are
-   * 410 Expired), `bookmarkIntervalMs` (default 60 s), the bounds of a client that falls behind
+   * Watch tuning: `historySize` and `historyRetentionMs` (store events a watch can resume from, default the
+   * last 10,000 of the last 75 s; older versions are 410 Expired), `bookmarkIntervalMs` (default 60 s), the bounds of a client that falls behind
    * (`maxBufferedBytes`, `maxBufferedEvents`, `slowClientGraceMs`), `maxWatches`, `defaultTimeoutMs`.
    */
   watch?: AppOptions["watch"];

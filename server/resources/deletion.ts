@@ -8,7 +8,12 @@ import {
   terminationOf,
 } from "../lifecycle";
 import { isRecord } from "../records";
-import { checkPreconditions, type ObjectStore, type Preconditions, type StoredObject } from "../storage";
+import {
+  checkDeletePreconditions,
+  type ObjectStore,
+  type Preconditions,
+  type StoredObject,
+} from "../storage";
 import { parseDryRun, wouldDelete } from "./dry-run";
 import { type FieldSelector, matchesFields } from "./field-selector";
 import { type LabelSelector, matchesSelector } from "./selector";
@@ -177,7 +182,7 @@ export function deleteObject(
 ): DeleteOutcome {
   const existing = store.get(kind, name);
   if (!existing) throw notFound(kind, name);
-  checkPreconditions(kind, existing, options.preconditions);
+  checkDeletePreconditions(kind, existing, options.preconditions);
   if (options.dryRun) {
     const would = wouldDelete(kind, store, existing, options);
     return would.gone ? gone(kind, would.object) : { code: 202, object: would.object };

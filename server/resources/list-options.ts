@@ -59,15 +59,13 @@ export function checkReadVersion({ kind, store, history }: ReadScope, read: Read
   const changes = history.since(kind, wanted);
   const changed = changes?.some((event) => name === undefined || event.object.metadata.name === name);
   if (changed === false) return version;
-  throw expired(version, current);
+  // kube-apiserver's words when etcd has compacted the version away.
+  throw new ApiError("Expired", "The resourceVersion for the provided list is too old.");
 }
 
-/** 410 Expired, as Kubernetes words it for a version older than its watch cache or compaction keeps. */
+/** 410 Expired, in kube-apiserver's words for a watch from a version older than its watch cache keeps. */
 export function expired(version: string, oldest: string | number): ApiError {
-  return new ApiError(
-    "Expired",
-    `too old resource version: ${version} (${oldest}); list again (without a resourceVersion) and continue from the list's metadata.resourceVersion`,
-  );
+  return new ApiError("Expired", `too old resource version: ${version} (${oldest})`);
 }
 
 function tooLarge(version: string, current: string): ApiError {

@@ -1,7 +1,22 @@
-import type { FastifyPluginAsync } from "fastify";
+import { createHash } from "node:crypto";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { KIND_NAMES, KINDS, type KindInfo } from "../../sdk/schema";
+import { AGGREGATED_DISCOVERY, aggregatedDiscovery, wantsAggregated } from "./aggregated-discovery";
 
-const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update"];
+/**
+ * What every kind serves, in the order kube-apiserver lists a CRD's verbs. `watch` matters: informer
+ * factories and RESTMappers read the verbs before they watch.
+ */
+const VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+
+/** Kubernetes' `StorageVersionHash`: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
+function storageVersionHash({ group, version, kind }: KindInfo): string {
+  return createHash("sha256")
+    .update(`${group}/${version}/${kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString("base64");
+}
 
 /**
  * Kubernetes discovery: `/apis` lists the groups, `/apis/<group>` one group, `/apis/<group>/<version>`
@@ -21,7 +36,17 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   };
 
   // The legacy core group: this API serves none of its kinds, so it lists no version (kubectl asks first).
-  fastify.get("/api", async () => ({ kind: "APIVersions", versions: [], serverAddressByClientCIDRs: [] }));
+  // Aggregated, when asked for: `/api` (the core group, none here) and `/apis` (every group) as one list each.
+  // A Buffer, so that fastify sends the media type as kube-apiserver writes it (a string gets a charset and
+  // quoted parameters).
+  const aggregated = (reply: FastifyReply, served: ReadonlyMap<string, KindInfo[]>) =>
+    reply
+      .header("content-type", AGGREGATED_DISCOVERY)
+      .send(Buffer.from(JSON.stringify(aggregatedDiscovery(served, VERBS))));
+  fastify.get("/api", async (request, reply) => {
+    if (wantsAggregated(request.headers.accept)) return aggregated(reply, new Map());
+    return { kind: "APIVersions", versions: [], serverAddressByClientCIDRs: [] };
+  });
 
   // The Kubernetes API level the server follows (discovery, OpenAPI v3, server-side apply), for
   // `kubectl version` and clients that adapt to the server.
@@ -34,11 +59,14 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
     platform: `${process.platform}/${process.arch}`,
   }));
 
-  fastify.get("/apis", async () => ({
-    kind: "APIGroupList",
-    apiVersion: "v1",
-    groups: [...groups].map(([name, kinds]) => groupOf(name, kinds)),
-  }));
+  fastify.get("/apis", async (request, reply) => {
+    if (wantsAggregated(request.headers.accept)) return aggregated(reply, groups);
+    return {
+      kind: "APIGroupList",
+      apiVersion: "v1",
+      groups: [...groups].map(([name, kinds]) => groupOf(name, kinds)),
+    };
+  });
 
   for (const [name, kinds] of groups) {
     fastify.get(`/apis/${name}`, async () => ({
@@ -59,6 +87,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
             namespaced: false,
             kind: info.kind,
             verbs: VERBS,
+            storageVersionHash: storageVersionHash(info),
           })),
       }));
     }

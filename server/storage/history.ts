@@ -4,6 +4,13 @@ import type { ObjectStore, StoredObject, WatchEvent } from "./types";
 /** How many store events a watch can resume from (the watch cache of a Kubernetes API server). */
 export const DEFAULT_WATCH_HISTORY = 10_000;
 
+/**
+ * How long an event is kept: kube-apiserver's watch cache keeps at least this long
+ * (`eventFreshDuration`, 75 s) and a resource's history on it does not outlive the cache, so a client
+ * resuming from an old version must expect 410 and list again; a history kept for ever hides that.
+ */
+export const DEFAULT_WATCH_RETENTION_MS = 75_000;
+
 /** One store event as watches replay it. Objects are as stored (secrets intact) and never mutated. */
 export interface HistoryEvent {
   type: WatchEvent["type"];
@@ -17,7 +24,8 @@ export interface HistoryEvent {
 export type HistoryListener = (event: HistoryEvent) => void;
 
 /**
- * A bounded in-memory history of the store's events, in resourceVersion order: the last `capacity` events.
+ * A bounded in-memory history of the store's events, in resourceVersion order: the last `capacity` events,
+ * none older than `retentionMs`.
  * A watch starting at resourceVersion `v` replays the events after `v` when `v` is not older than
  * `oldest()`, the version of the last event that was let go (or the store's version when the history
  * started): every event after it is kept. Live events reach subscribers as they are committed.
@@ -28,6 +36,8 @@ export type HistoryListener = (event: HistoryEvent) => void;
  */
 export class EventHistory {
   private readonly ring: (HistoryEvent | undefined)[];
+  /** When each event in the ring was recorded (ms), at the same index. */
+  private readonly recordedAt: Float64Array;
   private head = 0;
   private size = 0;
   private floor: number;
@@ -40,10 +50,12 @@ export class EventHistory {
     store: ObjectStore,
     readonly capacity = DEFAULT_WATCH_HISTORY,
     private readonly onListenerError: (error: unknown) => void = () => {},
+    readonly retentionMs = DEFAULT_WATCH_RETENTION_MS,
   ) {
     if (!Number.isSafeInteger(capacity) || capacity < 1)
       throw new RangeError(`the watch history keeps at least one event, not ${capacity}`);
     this.ring = new Array(capacity);
+    this.recordedAt = new Float64Array(capacity);
     for (const kind of KIND_NAMES) {
       for (const object of store.list(kind)) this.labels.set(keyOf(kind, object), object.metadata.labels);
     }
@@ -57,6 +69,7 @@ export class EventHistory {
 
   /** The version after which every event is kept: a watch may start at it or later. */
   oldest(): number {
+    this.letGoExpired();
     return this.floor;
   }
 
@@ -67,6 +80,7 @@ export class EventHistory {
 
   /** The events of `kind` after `version` in order, or undefined when some of them are no longer kept. */
   since(kind: KindName, version: number): HistoryEvent[] | undefined {
+    this.letGoExpired();
     if (version < this.floor) return undefined;
     const events: HistoryEvent[] = [];
     for (let i = 0; i < this.size; i++) {
@@ -106,13 +120,11 @@ export class EventHistory {
       resourceVersion: Number(event.object.metadata.resourceVersion),
       previous,
     };
-    if (this.size === this.capacity) {
-      const evicted = this.ring[this.head] as HistoryEvent;
-      this.floor = evicted.resourceVersion;
-      this.head = (this.head + 1) % this.capacity;
-      this.size--;
-    }
-    this.ring[(this.head + this.size) % this.capacity] = recorded;
+    this.letGoExpired();
+    if (this.size === this.capacity) this.letGoOldest();
+    const index = (this.head + this.size) % this.capacity;
+    this.ring[index] = recorded;
+    this.recordedAt[index] = Date.now();
     this.size++;
     this.latest = Math.max(this.latest, recorded.resourceVersion);
     for (const listener of [...this.listeners]) {
@@ -123,6 +135,20 @@ export class EventHistory {
         this.onListenerError(error);
       }
     }
+  }
+
+  /** Lets go of the events recorded more than `retentionMs` ago (the oldest come first). */
+  private letGoExpired(): void {
+    const limit = Date.now() - this.retentionMs;
+    while (this.size > 0 && (this.recordedAt[this.head] as number) < limit) this.letGoOldest();
+  }
+
+  private letGoOldest(): void {
+    const evicted = this.ring[this.head] as HistoryEvent;
+    this.ring[this.head] = undefined;
+    this.floor = evicted.resourceVersion;
+    this.head = (this.head + 1) % this.capacity;
+    this.size--;
   }
 }
 

@@ -9,7 +9,12 @@ export {
   shorterGrace,
   updatedObject,
 } from "./next-object";
-export { checkPreconditions, type Preconditions, preconditionFailed } from "./preconditions";
+export {
+  checkDeletePreconditions,
+  checkPreconditions,
+  type Preconditions,
+  preconditionFailed,
+} from "./preconditions";
 export { timestamp } from "./store";
 export type {
   CommitListener,

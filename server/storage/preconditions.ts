@@ -1,4 +1,4 @@
-import type { KindName } from "../../sdk/schema";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { ApiError, qualifiedResource, resourceDetails } from "../errors";
 import type { StoredObject } from "./types";
 
@@ -42,4 +42,30 @@ export function preconditionFailed(
       `${field} in precondition: ${expected}, ${field} in object meta: ${actual ?? ""}`,
     resourceDetails(kind, name),
   );
+}
+
+/**
+ * A delete's preconditions, checked (uid first) with kube-apiserver's words for a delete (its
+ * `BeforeDelete`), which name the kind, not the resource: `Operation cannot be fulfilled on
+ * Proxy.core.example.dev "x": the UID in the precondition (a) does not match the UID in record (b). The
+ * object might have been deleted and then recreated`.
+ */
+export function checkDeletePreconditions(
+  kind: KindName,
+  object: StoredObject,
+  preconditions?: Preconditions,
+): void {
+  const { uid, resourceVersion } = object.metadata;
+  const name = object.metadata.name ?? "";
+  const failed = (field: "UID" | "ResourceVersion", expected: string, actual = "", why: string) =>
+    new ApiError(
+      "Conflict",
+      `Operation cannot be fulfilled on ${kind}.${KINDS[kind].group} "${name}": the ${field} in the ` +
+        `precondition (${expected}) does not match the ${field} in record (${actual}). The object might ${why}`,
+      { name, group: KINDS[kind].group, kind },
+    );
+  if (preconditions?.uid !== undefined && preconditions.uid !== uid)
+    throw failed("UID", preconditions.uid, uid, "have been deleted and then recreated");
+  if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== resourceVersion)
+    throw failed("ResourceVersion", preconditions.resourceVersion, resourceVersion, "have been modified");
 }

@@ -39,7 +39,7 @@ describe("DeleteOptions on DELETE", () => {
       expect((await server.call("GET", pathOf("Service", "web"))).status).toBe(404);
     });
 
-    it("refuse with 409 Conflict, worded as Kubernetes words it, when the uid differs", async () => {
+    it("refuse with 409 Conflict, worded as kube-apiserver words a delete's, when the uid differs", async () => {
       const { uid } = await create("Service", "web");
       const reply = await server.call("DELETE", pathOf("Service", "web"), {
         body: options({ uid: "00000000-0000-0000-0000-000000000000" }),
@@ -50,11 +50,12 @@ describe("DeleteOptions on DELETE", () => {
         status: "Failure",
         reason: "Conflict",
         code: 409,
-        details: { name: "web", group: KINDS.Service.group, kind: "services" },
+        details: { name: "web", group: KINDS.Service.group, kind: "Service" },
       });
       expect(reply.body.message).toBe(
-        `Operation cannot be fulfilled on services.${KINDS.Service.group} "web": Precondition failed: ` +
-          `UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: ${uid}`,
+        `Operation cannot be fulfilled on Service.${KINDS.Service.group} "web": the UID in the precondition ` +
+          `(00000000-0000-0000-0000-000000000000) does not match the UID in record (${uid}). ` +
+          "The object might have been deleted and then recreated",
       );
       expect((await server.call("GET", pathOf("Service", "web"))).body.metadata.uid).toBe(uid);
     });
@@ -69,7 +70,7 @@ describe("DeleteOptions on DELETE", () => {
       });
       expect(reply.status).toBe(409);
       expect(reply.body.message).toMatch(
-        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current}`,
+        `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${current}). The object might have been modified`,
       );
       expect((await server.call("GET", pathOf("Service", "web"))).status).toBe(200);
     });
@@ -113,7 +114,9 @@ describe("DeleteOptions on DELETE", () => {
         body: options({ uid: "other" }),
       });
       expect(refused.status).toBe(409);
-      expect(refused.body.message).toContain(`UID in precondition: other, UID in object meta: ${uid}`);
+      expect(refused.body.message).toContain(
+        `the UID in the precondition (other) does not match the UID in record (${uid})`,
+      );
       expect(
         (await server.call("GET", pathOf("Proxy", "edge"))).body.metadata.deletionTimestamp,
       ).toBeUndefined();
@@ -125,7 +128,7 @@ describe("DeleteOptions on DELETE", () => {
         body: options({ resourceVersion: "1" }),
       });
       expect(again.status).toBe(409);
-      expect(again.body.message).toContain("ResourceVersion in precondition: 1");
+      expect(again.body.message).toContain("the ResourceVersion in the precondition (1) does not match");
     });
   });
 

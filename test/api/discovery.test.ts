@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KIND_NAMES, KINDS } from "../../sdk/schema";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { type Json, startTestServer, type TestServer } from "../helpers/server";
+
+const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 describe("discovery and health", () => {
   let server: TestServer;
@@ -34,17 +36,55 @@ describe("discovery and health", () => {
     expect(reply.body).toMatchObject({ kind: "APIGroup", name: "compute.example.dev" });
   });
 
-  it.each(KIND_NAMES)("lists %s with its plural, kind, scope and the seven verbs", async (kind) => {
-    const { group, version, plural } = KINDS[kind];
-    const reply = await server.call("GET", `/apis/${group}/${version}`);
-    expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
-    expect(reply.body.resources).toContainEqual({
-      name: plural,
-      singularName: kind.toLowerCase(),
-      namespaced: false,
-      kind,
-      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update"],
-    });
+  it.each(KIND_NAMES)(
+    "lists %s with its plural, kind, scope and kube-apiserver's eight verbs",
+    async (kind) => {
+      const { group, version, plural } = KINDS[kind];
+      const reply = await server.call("GET", `/apis/${group}/${version}`);
+      expect(reply.body).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
+      expect(reply.body.resources).toContainEqual({
+        name: plural,
+        singularName: kind.toLowerCase(),
+        namespaced: false,
+        kind,
+        verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+        storageVersionHash: expect.any(String),
+      });
+    },
+  );
+
+  it("gives a kind the storageVersionHash kube-apiserver gives its CRD", async () => {
+    const reply = await server.call("GET", "/apis/core.example.dev/v1alpha2");
+    expect(reply.body.resources[0].storageVersionHash).toBe("P/Umy6Tdj1s=");
+  });
+
+  it("answers aggregated discovery (apidiscovery.k8s.io/v2) when the Accept header asks for it", async () => {
+    const accept = `${AGGREGATED},application/json`;
+    const reply = await server.call("GET", "/apis", { headers: { accept } });
+    expect(reply.headers["content-type"]).toBe(AGGREGATED);
+    const body = JSON.parse(reply.text);
+    expect(body).toMatchObject({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2" });
+    expect(body.items.map((item: Json) => item.metadata.name)).toEqual([
+      "compute.example.dev",
+      "core.example.dev",
+    ]);
+    expect(body.items[1].versions).toEqual([
+      {
+        version: "v1alpha2",
+        resources: [
+          {
+            resource: "proxies",
+            responseKind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
+            scope: "Cluster",
+            singularResource: "proxy",
+            verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+          },
+        ],
+        freshness: "Current",
+      },
+    ]);
+    const core = await server.call("GET", "/api", { headers: { accept } });
+    expect(JSON.parse(core.text)).toMatchObject({ kind: "APIGroupDiscoveryList", items: [] });
   });
 
   it("answers /healthz with ok", async () => {

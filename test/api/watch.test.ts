@@ -115,21 +115,62 @@ describe("watch", () => {
     await stream.next((event) => event.object.metadata.name === "later");
   });
 
-  it("answers 410 Expired for a resourceVersion older than the history keeps", async () => {
+  /** kube-apiserver's answer: the watch starts (200), its one event an ERROR with the 410 Status, then ends. */
+  const expectExpired = async (version: string, oldest: number) => {
+    const expired = await watch("Proxy", `watch=true&resourceVersion=${version}`);
+    expect(expired.status).toBe(200);
+    await expired.ended;
+    expect(expired.events).toEqual([
+      {
+        type: "ERROR",
+        object: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `too old resource version: ${version} (${oldest})`,
+          reason: "Expired",
+          code: 410,
+        },
+      },
+    ]);
+  };
+
+  it("answers an ERROR event with 410 Expired for a resourceVersion older than the history keeps", async () => {
     await start({ watch: { historySize: 3 } });
     await create("Proxy", "a");
     const version = await listVersion("Proxy");
     expect(version).toBe("1");
     for (const name of ["b", "c", "d", "e", "f"]) await create("Proxy", name);
-    const expired = await watch("Proxy", `watch=true&resourceVersion=${version}`);
-    expect(expired.status).toBe(410);
-    const status = await expired.body();
-    expect(status).toMatchObject({ kind: "Status", status: "Failure", reason: "Expired", code: 410 });
-    expect(status.message).toMatch(/^too old resource version: 1 \(3\)/);
+    await expectExpired(version, 3);
     // The kept tail still resumes.
     const recent = await watch("Proxy", "watch=true&resourceVersion=3");
     await recent.next((event) => event.object.metadata.name === "f");
     expect(summary(recent.events)).toEqual(["ADDED d", "ADDED e", "ADDED f"]);
+  });
+
+  it("lets go of events older than the retention: resourceVersion=1 is 410, a recent one resumes", async () => {
+    await start({ watch: { historyRetentionMs: 200 } });
+    await create("Proxy", "a");
+    await create("Proxy", "b");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await create("Proxy", "c");
+    await expectExpired("1", 2);
+    const recent = await watch("Proxy", "watch=true&resourceVersion=2");
+    await recent.next((event) => event.object.metadata.name === "c");
+    expect(summary(recent.events)).toEqual(["ADDED c"]);
+  });
+
+  it("answers a list at an exact version it no longer has as kube-apiserver does", async () => {
+    await start();
+    await create("Proxy", "a");
+    await create("Proxy", "b");
+    const reply = await server.call("GET", `${pathOf("Proxy")}?resourceVersion=1&resourceVersionMatch=Exact`);
+    expect(reply.status).toBe(410);
+    expect(reply.body).toMatchObject({
+      reason: "Expired",
+      message: "The resourceVersion for the provided list is too old.",
+    });
   });
 
   it("sends bookmarks that carry only the resourceVersion, when allowed", async () => {

@@ -62,6 +62,7 @@ export async function call<T = Json>(
   path: string,
   { body, contentType, headers = {} }: CallOptions = {},
   defaultHeaders: Record<string, string> = {},
+  dispatcher?: Dispatcher,
 ): Promise<Reply<T>> {
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
   const response = await request(`${baseUrl}${path}`, {
@@ -72,6 +73,7 @@ export async function call<T = Json>(
       ...headers,
     },
     body: payload,
+    dispatcher,
   });
   const text = await response.body.text();
   const isJson = String(response.headers["content-type"] ?? "").includes("application/json");

@@ -1,4 +1,4 @@
-import { request } from "undici";
+import { type Dispatcher, request } from "undici";
 import type { Json } from "./server";
 
 export interface WatchEventLine {
@@ -31,8 +31,9 @@ export async function openWatch(
   baseUrl: string,
   path: string,
   headers: Record<string, string> = {},
+  dispatcher?: Dispatcher,
 ): Promise<OpenWatch> {
-  const response = await request(`${baseUrl}${path}`, { method: "GET", headers });
+  const response = await request(`${baseUrl}${path}`, { method: "GET", headers, dispatcher });
   const events: WatchEventLine[] = [];
   const waiters = new Set<() => void>();
   let raw = "";

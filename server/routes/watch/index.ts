@@ -6,8 +6,8 @@ import type { ListOptions } from "../../resources/list-options";
 import type { TableOptions } from "../../resources/table";
 import { WatchHub, type WatchOutput, type WatchSink } from "../../resources/watch";
 import type { ObjectStore } from "../../storage";
-import { DEFAULT_WATCH_HISTORY, EventHistory } from "../../storage/history";
-import { EventLines } from "./lines";
+import { DEFAULT_WATCH_HISTORY, DEFAULT_WATCH_RETENTION_MS, EventHistory } from "../../storage/history";
+import { EventLines, errorLine } from "./lines";
 import { FlushScheduler, WatchStream } from "./stream";
 
 export interface WatchSettings {
@@ -56,7 +56,8 @@ export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
  * objects redacted as every response is, or each a one-row `Table` when the Accept header asks for tables
  * (`kubectl get -w`). It ends after `timeoutSeconds` (with a last bookmark when bookmarks are allowed),
  * when the server closes, or when the client falls behind; a client that goes away frees it at once.
- * A resourceVersion the history no longer reaches is refused before anything is sent (410 Expired).
+ * A resourceVersion the history no longer reaches starts a watch whose only event is an ERROR carrying the
+ * 410 Expired Status, as kube-apiserver answers once a request is parsed (clients list again on it).
  */
 export function serveWatch(
   reply: FastifyReply,
@@ -138,7 +139,8 @@ export function serveWatch(
   } catch (error) {
     release();
     stream.destroy();
-    throw error;
+    if (!(error instanceof ApiError && error.reason === "Expired")) throw error;
+    return watchReply(reply).send(errorLine(error.status));
   }
   const { watcher } = handle;
   const timeoutMs =
@@ -154,7 +156,11 @@ export function serveWatch(
   if (options.allowWatchBookmarks) {
     timers.push(setInterval(() => hub.later(() => watcher.bookmark()), settings.bookmarkIntervalMs));
   }
-  return reply.code(200).type("application/json").header("Cache-Control", "no-cache, private").send(stream);
+  return watchReply(reply).send(stream);
+}
+
+function watchReply(reply: FastifyReply): FastifyReply {
+  return reply.code(200).type("application/json").header("Cache-Control", "no-cache, private");
 }
 
 const HUBS = new WeakMap<ObjectStore, Set<WatchHub>>();
@@ -169,6 +175,8 @@ export function openWatchCount(store: ObjectStore): number {
 export interface WatchOptions extends WatchSettings {
   /** How many store events a watch can resume from; older resourceVersions are 410 Expired. */
   historySize: number;
+  /** How long a store event is kept for watches to resume from (default 75 s, as kube-apiserver). */
+  historyRetentionMs: number;
 }
 
 /** The watch support of one app: the event history of its store, its open watches, how lines leave. */
@@ -189,8 +197,11 @@ export function openWatches(
   store: ObjectStore,
   options: Partial<WatchOptions> = {},
 ): Watches {
-  const history = new EventHistory(store, options.historySize ?? DEFAULT_WATCH_HISTORY, (error) =>
-    fastify.log.error({ error: errorFields(error) }, "a watch failed"),
+  const history = new EventHistory(
+    store,
+    options.historySize ?? DEFAULT_WATCH_HISTORY,
+    (error) => fastify.log.error({ error: errorFields(error) }, "a watch failed"),
+    options.historyRetentionMs ?? DEFAULT_WATCH_RETENTION_MS,
   );
   const hub = new WatchHub(store, history, (error) =>
     fastify.log.error({ error: errorFields(error) }, "a watch failed; it was ended"),
@@ -202,7 +213,7 @@ export function openWatches(
     history.close();
     hubs.delete(hub);
   });
-  const { historySize: _size, ...given } = options;
+  const { historySize: _size, historyRetentionMs: _retention, ...given } = options;
   const settings = { ...DEFAULT_WATCH_SETTINGS, ...given };
   const interval = () => Math.min(settings.maxFlushIntervalMs, hub.size * FLUSH_MS_PER_WATCH);
   return { hub, settings, lines: new EventLines(), scheduler: new FlushScheduler(interval) };

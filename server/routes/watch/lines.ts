@@ -1,4 +1,5 @@
 import type { KindName } from "../../../sdk/schema";
+import type { Status } from "../../errors";
 import { redactObject } from "../../resources/redaction";
 import { type TableOptions, tableOf } from "../../resources/table";
 import type { WatchOutput } from "../../resources/watch";
@@ -30,7 +31,15 @@ export class EventLines {
   }
 }
 
-function lineOf(event: { type: WatchOutput["type"]; object: unknown }): Buffer {
+/** The one line of a watch that cannot start, as kube-apiserver sends it: `{"type":"ERROR","object":<Status>}`. */
+export function errorLine(status: Status): Buffer {
+  // Without empty details, as Go's omitempty leaves them out.
+  const { details, ...rest } = status;
+  const object = details && Object.keys(details).length > 0 ? status : rest;
+  return lineOf({ type: "ERROR", object });
+}
+
+function lineOf(event: { type: WatchOutput["type"] | "ERROR"; object: unknown }): Buffer {
   return Buffer.from(`${JSON.stringify(event)}\n`);
 }
 

@@ -1,0 +1,409 @@
+import { expect, it } from "vitest";
+import { KIND_NAMES, KINDS } from "../../../sdk/schema";
+import { type Json, manifest, pathOf } from "../../helpers/server";
+import { type Backend, LOCAL_HISTORY_SIZE } from "./backends";
+import { DIFFERENCES } from "./differences";
+
+const MERGE = "application/merge-patch+json";
+const JSON_PATCH = "application/json-patch+json";
+const APPLY = "application/apply-patch+yaml";
+
+let counter = 0;
+/** A name no other test uses, so tests need no reset between them. */
+export const unique = (base: string) => `${base}-${++counter}`;
+
+/** What Kubernetes-behaviour tests are defined, per backend, and how many ran (printed at the end). */
+export const RUN_COUNT = new Map<string, number>();
+
+/**
+ * The Kubernetes-behaviour tests both servers must pass. `backend()` is the server of the enclosing describe;
+ * each test counts itself for the per-backend total.
+ */
+export function sharedTests(backend: () => Backend): void {
+  const test = (name: string, body: (server: Backend) => Promise<void>) =>
+    it(name, async () => {
+      const server = backend();
+      await body(server);
+      RUN_COUNT.set(server.name, (RUN_COUNT.get(server.name) ?? 0) + 1);
+    });
+  const proxies = pathOf("Proxy");
+  const create = async (server: Backend, name: string, labels: Record<string, string> = {}) => {
+    const reply = await server.call("POST", proxies, { body: manifest("Proxy", name, {}, { labels }) });
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body;
+  };
+  const patch = async (server: Backend, name: string, body: unknown, type = MERGE) =>
+    server.call("PATCH", pathOf("Proxy", name), { body, contentType: type });
+
+  test("discovery lists each group, its version and each kind with the same verbs", async (server) => {
+    const groups = (await server.call("GET", "/apis")).body.groups.map((group: Json) => group.name);
+    for (const kind of KIND_NAMES) {
+      const { group, version, plural } = KINDS[kind];
+      expect(groups).toContain(group);
+      const one = await server.call("GET", `/apis/${group}`);
+      expect(one.body).toMatchObject({
+        kind: "APIGroup",
+        name: group,
+        preferredVersion: { groupVersion: `${group}/${version}`, version },
+      });
+      const list = (await server.call("GET", `/apis/${group}/${version}`)).body;
+      expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: `${group}/${version}` });
+      expect(list.resources.find((resource: Json) => resource.name === plural)).toEqual({
+        name: plural,
+        singularName: kind.toLowerCase(),
+        namespaced: false,
+        kind,
+        verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+        storageVersionHash: expect.any(String),
+      });
+      const status = list.resources.find((resource: Json) => resource.name === `${plural}/status`);
+      expect(status !== undefined).toBe(DIFFERENCES[server.name].statusSubresources);
+    }
+  });
+
+  test("aggregated discovery lists each kind as kube-apiserver lists a CRD", async (server) => {
+    const type = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    const reply = await server.call("GET", "/apis", { headers: { accept: `${type},application/json` } });
+    expect(reply.headers["content-type"]).toBe(type);
+    const { items } = JSON.parse(reply.text);
+    for (const kind of KIND_NAMES) {
+      const { group, version, plural } = KINDS[kind];
+      const entry = items
+        .find((item: Json) => item.metadata.name === group)
+        ?.versions.find((each: Json) => each.version === version);
+      expect(entry?.freshness).toBe("Current");
+      const resource = entry.resources.find((each: Json) => each.resource === plural);
+      expect(resource).toMatchObject({
+        responseKind: { group, version, kind },
+        scope: "Cluster",
+        singularResource: kind.toLowerCase(),
+        verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+      });
+      expect(resource.subresources !== undefined).toBe(DIFFERENCES[server.name].statusSubresources);
+    }
+  });
+
+  test("create 201, get 200, create again 409 AlreadyExists, get a missing one 404", async (server) => {
+    const name = unique("crud");
+    const created = await create(server, name);
+    expect(created.metadata).toMatchObject({
+      name,
+      resourceVersion: expect.any(String),
+      uid: expect.any(String),
+    });
+    const got = await server.call("GET", pathOf("Proxy", name));
+    expect(got.status).toBe(200);
+    expect(got.body.metadata.uid).toBe(created.metadata.uid);
+    const again = await server.call("POST", proxies, { body: manifest("Proxy", name, {}) });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "AlreadyExists",
+      code: 409,
+      message: `proxies.core.example.dev "${name}" already exists`,
+      details: { name, group: "core.example.dev", kind: "proxies" },
+    });
+    const missing = await server.call("GET", pathOf("Proxy", `${name}-missing`));
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      message: `proxies.core.example.dev "${name}-missing" not found`,
+      details: { name: `${name}-missing`, group: "core.example.dev", kind: "proxies" },
+    });
+  });
+
+  test("replace 200, and 409 Conflict on a stale resourceVersion", async (server) => {
+    const name = unique("replace");
+    const created = await create(server, name);
+    const replaced = await server.call("PUT", pathOf("Proxy", name), {
+      body: { ...created, metadata: { ...created.metadata, labels: { step: "two" } } },
+    });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.metadata.labels).toEqual({ step: "two" });
+    const stale = await server.call("PUT", pathOf("Proxy", name), {
+      body: { ...created, metadata: { ...created.metadata, labels: { step: "three" } } },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({
+      reason: "Conflict",
+      code: 409,
+      message: `Operation cannot be fulfilled on proxies.core.example.dev "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    });
+  });
+
+  test("merge patch and JSON patch 200; a missing object 404", async (server) => {
+    const name = unique("patch");
+    await create(server, name);
+    const merged = await patch(server, name, { metadata: { labels: { a: "1" } } });
+    expect(merged.status, merged.text).toBe(200);
+    const json = await patch(
+      server,
+      name,
+      [{ op: "add", path: "/metadata/labels/b", value: "2" }],
+      JSON_PATCH,
+    );
+    expect(json.status, json.text).toBe(200);
+    expect(json.body.metadata.labels).toEqual({ a: "1", b: "2" });
+    const missing = await patch(server, `${name}-missing`, { metadata: { labels: { a: "1" } } });
+    expect(missing.status).toBe(404);
+  });
+
+  test("422 Invalid names the field in causes[].field", async (server) => {
+    const name = unique("invalid");
+    const reply = await server.call("POST", proxies, { body: manifest("Proxy", name, { provider: 42 }) });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({ kind: "Status", reason: "Invalid", code: 422 });
+    expect(reply.body.details).toMatchObject({ name, group: "core.example.dev", kind: "Proxy" });
+    const cause = reply.body.details.causes.find((each: Json) => each.field === "spec.provider");
+    expect(cause?.message.startsWith(DIFFERENCES[server.name].typeCausePrefix("spec.provider"))).toBe(true);
+  });
+
+  test("server-side apply: managed fields, a conflict between two managers (409), then force", async (server) => {
+    const name = unique("apply");
+    const apply = (manager: string, owner: string, force = false) =>
+      server.call("PATCH", `${pathOf("Proxy", name)}?fieldManager=${manager}${force ? "&force=true" : ""}`, {
+        body: manifest("Proxy", name, {}, { labels: { owner } }),
+        contentType: APPLY,
+      });
+    const first = await apply("alpha", "alpha");
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ manager: "alpha", operation: "Apply", fieldsType: "FieldsV1" }),
+    );
+    const conflict = await apply("beta", "beta");
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({
+      reason: "Conflict",
+      code: 409,
+      message: 'Apply failed with 1 conflict: conflict with "alpha": .metadata.labels.owner',
+      details: {
+        causes: [
+          {
+            reason: "FieldManagerConflict",
+            message: 'conflict with "alpha"',
+            field: ".metadata.labels.owner",
+          },
+        ],
+      },
+    });
+    const forced = await apply("beta", "beta", true);
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.metadata.labels).toEqual({ owner: "beta" });
+    const managers = forced.body.metadata.managedFields.map((entry: Json) => entry.manager);
+    expect(managers).toContain("beta");
+  });
+
+  test("dryRun=All answers what would be stored and stores nothing", async (server) => {
+    const name = unique("dry");
+    const reply = await server.call("POST", `${proxies}?dryRun=All`, { body: manifest("Proxy", name, {}) });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body.metadata.name).toBe(name);
+    expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
+  });
+
+  test("watch resumes from a resourceVersion: exactly the changes after it", async (server) => {
+    const test = unique("resume");
+    const first = await create(server, `${test}-a`, { test });
+    await create(server, `${test}-b`, { test });
+    await patch(server, `${test}-a`, { metadata: { labels: { step: "two" } } });
+    const gone = await server.call("DELETE", `${pathOf("Proxy", `${test}-b`)}?gracePeriodSeconds=0`);
+    expect(gone.status, gone.text).toBe(200);
+    const stream = await server.watch(
+      `${proxies}?watch=true&labelSelector=test=${test}&resourceVersion=${first.metadata.resourceVersion}`,
+    );
+    await stream.next((event) => event.type === "DELETED");
+    stream.close();
+    expect(stream.events.map((event) => `${event.type} ${event.object.metadata.name}`)).toEqual([
+      `ADDED ${test}-b`,
+      `MODIFIED ${test}-a`,
+      `DELETED ${test}-b`,
+    ]);
+  });
+
+  test("a watch that allows bookmarks gets one, with only a resourceVersion, before its timeout", async (server) => {
+    const name = unique("bookmark");
+    const created = await create(server, name);
+    // kube-apiserver sends it 2 s before the deadline; the local server at the deadline.
+    const stream = await server.watch(
+      `${proxies}?watch=true&labelSelector=test=${name}&resourceVersion=${created.metadata.resourceVersion}&allowWatchBookmarks=true&timeoutSeconds=5`,
+    );
+    // A write elsewhere moves the server's version on: kube-apiserver's watch cache learns its version from
+    // events (etcd 3.4 sends it no progress notifications).
+    await create(server, `${name}-other`);
+    const bookmark = await stream.next((event) => event.type === "BOOKMARK", { timeoutMs: 10_000 });
+    stream.close();
+    expect(bookmark.object).toMatchObject({ kind: "Proxy", apiVersion: "core.example.dev/v1alpha2" });
+    expect(Number(bookmark.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(
+      Number(created.metadata.resourceVersion),
+    );
+    expect(bookmark.object.spec).toBeUndefined();
+  });
+
+  test("a watch from a resourceVersion older than the kept history: ERROR 410 Expired", async (server) => {
+    const name = unique("expired");
+    await create(server, name);
+    // More changes than the local server keeps; kube-apiserver's history starts after its CRDs were made.
+    for (let i = 0; i <= LOCAL_HISTORY_SIZE; i++)
+      await patch(server, name, { metadata: { labels: { i: `${i}` } } });
+    const stream = await server.watch(`${proxies}?watch=true&resourceVersion=1`);
+    await stream.ended;
+    expect(stream.status).toBe(200);
+    expect(stream.events).toEqual([
+      {
+        type: "ERROR",
+        object: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/),
+          reason: "Expired",
+          code: 410,
+        },
+      },
+    ]);
+    // A recent version still resumes.
+    const list = await server.call("GET", proxies);
+    const recent = await server.watch(
+      `${proxies}?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`,
+    );
+    await patch(server, name, { metadata: { labels: { i: "last" } } });
+    expect((await recent.next()).type).toBe("MODIFIED");
+    recent.close();
+  });
+
+  test("a list at an older exact resourceVersion with changes since", async (server) => {
+    const name = unique("exact");
+    const created = await create(server, name);
+    await patch(server, name, { metadata: { labels: { step: "two" } } });
+    const version = created.metadata.resourceVersion;
+    const reply = await server.call(
+      "GET",
+      `${proxies}?resourceVersion=${version}&resourceVersionMatch=Exact`,
+    );
+    if (DIFFERENCES[server.name].exactListOfOlderVersion === "served") {
+      expect(reply.status).toBe(200);
+      expect(reply.body.metadata.resourceVersion).toBe(version);
+    } else {
+      expect(reply.status).toBe(410);
+      expect(reply.body).toMatchObject({
+        reason: "Expired",
+        message: "The resourceVersion for the provided list is too old.",
+      });
+    }
+  });
+
+  test("label selectors and the metadata.name field selector", async (server) => {
+    const test = unique("select");
+    await create(server, `${test}-a`, { test, tier: "front" });
+    await create(server, `${test}-b`, { test, tier: "back" });
+    await create(server, `${test}-c`, { test });
+    const names = async (query: string) =>
+      (await server.call("GET", `${proxies}?${query}`)).body.items.map((item: Json) => item.metadata.name);
+    expect(await names(`labelSelector=test=${test},tier=front`)).toEqual([`${test}-a`]);
+    expect(await names(`labelSelector=test=${test},tier in (front,back)`)).toEqual([
+      `${test}-a`,
+      `${test}-b`,
+    ]);
+    expect(await names(`labelSelector=test=${test},!tier`)).toEqual([`${test}-c`]);
+    expect(await names(`fieldSelector=metadata.name=${test}-b`)).toEqual([`${test}-b`]);
+    expect(await names(`labelSelector=test=${test}&fieldSelector=metadata.name!=${test}-b`)).toEqual([
+      `${test}-a`,
+      `${test}-c`,
+    ]);
+  });
+
+  test("a list is <Kind>List at a resourceVersion; delete-collection by label answers the deleted items", async (server) => {
+    const test = unique("collection");
+    await create(server, `${test}-a`, { test });
+    await create(server, `${test}-b`, { test });
+    const list = await server.call("GET", `${proxies}?labelSelector=test=${test}`);
+    expect(list.body).toMatchObject({
+      kind: "ProxyList",
+      apiVersion: "core.example.dev/v1alpha2",
+      metadata: { resourceVersion: expect.stringMatching(/^[1-9]\d*$/) },
+    });
+    const removed = await server.call("DELETE", `${proxies}?labelSelector=test=${test}&gracePeriodSeconds=0`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.kind).toBe("ProxyList");
+    expect(removed.body.items.map((item: Json) => item.metadata.name).sort()).toEqual([
+      `${test}-a`,
+      `${test}-b`,
+    ]);
+    expect((await server.call("GET", `${proxies}?labelSelector=test=${test}`)).body.items).toEqual([]);
+  });
+
+  test("DeleteOptions preconditions: a wrong uid or resourceVersion is 409, the right ones delete", async (server) => {
+    const name = unique("preconditions");
+    const created = await create(server, name);
+    const { uid, resourceVersion } = created.metadata;
+    const remove = (preconditions: Json) =>
+      server.call("DELETE", pathOf("Proxy", name), {
+        body: { kind: "DeleteOptions", apiVersion: "v1", preconditions, gracePeriodSeconds: 0 },
+      });
+    const wrongUid = await remove({ uid: "00000000-0000-0000-0000-000000000000" });
+    expect(wrongUid.status).toBe(409);
+    const conflict = `Operation cannot be fulfilled on Proxy.core.example.dev "${name}"`;
+    expect(wrongUid.body).toMatchObject({
+      reason: "Conflict",
+      message: `${conflict}: the UID in the precondition (00000000-0000-0000-0000-000000000000) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+      details: { name, group: "core.example.dev", kind: "Proxy" },
+    });
+    const wrongVersion = await remove({ resourceVersion: "1" });
+    expect(wrongVersion.status).toBe(409);
+    expect(wrongVersion.body).toMatchObject({
+      reason: "Conflict",
+      message: `${conflict}: the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`,
+    });
+    const removed = await remove({ uid, resourceVersion });
+    expect(removed.status, removed.text).toBe(200);
+    expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
+  });
+
+  test("a delete that removes at once answers a Success Status", async (server) => {
+    const name = unique("delete");
+    const created = await create(server, name);
+    const reply = await server.call("DELETE", `${pathOf("Proxy", name)}?gracePeriodSeconds=0`);
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body).toMatchObject({
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Success",
+      details: { name, group: "core.example.dev", kind: "proxies", uid: created.metadata.uid },
+    });
+  });
+
+  test("a delete held by a finalizer marks the object; it goes when the finalizer is removed", async (server) => {
+    const name = unique("finalized");
+    const reply = await server.call("POST", proxies, {
+      body: manifest("Proxy", name, {}, { finalizers: ["example.dev/conformance"] }),
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const marked = await server.call("DELETE", `${pathOf("Proxy", name)}?gracePeriodSeconds=0`);
+    expect(marked.status).toBe(DIFFERENCES[server.name].markedDeleteCode);
+    expect(marked.body.metadata).toMatchObject({ name, deletionTimestamp: expect.any(String) });
+    expect((await patch(server, name, { metadata: { finalizers: null } })).status).toBe(200);
+    expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
+  });
+
+  test("a Proxy deleted without a grace period of 0 (see differences.ts)", async (server) => {
+    const name = unique("grace");
+    await create(server, name);
+    const reply = await server.call("DELETE", pathOf("Proxy", name));
+    if (DIFFERENCES[server.name].proxyDeletionGrace) {
+      expect(reply.status).toBe(DIFFERENCES[server.name].markedDeleteCode);
+      expect(reply.body.metadata).toMatchObject({ name, deletionTimestamp: expect.any(String) });
+    } else {
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ kind: "Status", status: "Success" });
+    }
+  });
+}
