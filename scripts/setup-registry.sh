@@ -10,16 +10,8 @@ readonly SERVICE=docker-registry
 log() { printf '[setup-registry] %s\n' "$*"; }
 fail() { printf '[setup-registry] error: %s\n' "$*" >&2; exit 1; }
 
-# Runs a command as root: directly when we are root, through non-interactive sudo otherwise.
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    sudo -n "$@"
-  else
-    fail "root is needed to run '$*'. Run this script as root, or give this user password-less sudo, or install the package yourself: apt-get install docker-registry"
-  fi
-}
+# shellcheck source=lib/as-root.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/as-root.sh"
 
 install_package() {
   command -v apt-get >/dev/null 2>&1 || fail "apt-get not found: install a distribution v2 registry so that ${REGISTRY_BIN} exists"

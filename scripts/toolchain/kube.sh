@@ -17,15 +17,8 @@ fail() { say "error: $*"; exit 1; }
 
 [[ -n "$version" ]] || fail "scripts/toolchain/kube/go.mod does not require k8s.io/kubernetes"
 
-as_root() {
-  if [[ "$(id -u)" -eq 0 ]]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    sudo -n "$@"
-  else
-    fail "root is needed to run '$*': run this as root, or install it yourself (apt-get install etcd-server)"
-  fi
-}
+# shellcheck source=../lib/as-root.sh
+source "$here/../lib/as-root.sh"
 
 # Debian's etcd 3.4 is one that kube-apiserver 1.35 accepts (it needs the v3 API only). The tests start their
 # own etcd on loopback ports, so the package's own service (on :2379) is stopped and kept from starting at boot.
