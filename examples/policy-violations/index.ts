@@ -109,6 +109,15 @@ new Proxy("otel-endpoint-url", {
     },
   },
 });
+new Proxy("key-data-base64", {
+  spec: {
+    telemetry: {
+      thirdPartySinks: {
+        vendorAlphaLogs: { keyData: pick("key-data-base64", "c2stbGl2ZS1rZXk=", "sk live key!") },
+      },
+    },
+  },
+});
 service("quantity-format", {
   config: { runtime: { ...RUNTIME, limits: { memory: pick("quantity-format", "128Mi", "128 MB") } } },
 });

@@ -108,12 +108,14 @@ function freshEnvironment(home: string): Record<string, string> {
   const PATH = [...new Set((process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter))]
     .filter((entry) => entry && !entry.includes("node_modules") && path.resolve(entry) !== binDir)
     .join(path.delimiter);
-  // The toolchain is built once per machine (README, "Toolchain"): the new HOME finds the cached one where
-  // scripts/toolchain/build.sh looks for it, as any HOME on this machine would after the first build.
-  const versionDir = path.dirname(binDir);
-  if (/^pulumi-v[\d.]+$/.test(path.basename(versionDir))) {
-    mkdirSync(path.join(home, ".cache/exampledev-pulumi"), { recursive: true });
-    symlinkSync(versionDir, path.join(home, ".cache/exampledev-pulumi", path.basename(versionDir)));
+  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (README, "Toolchain"): the new
+  // HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on this machine would
+  // after the first build.
+  const cacheRoot = path.dirname(path.dirname(binDir));
+  const builds = readdirSync(cacheRoot).filter((name) => /^(pulumi|kube-apiserver)-v[\d.]+$/.test(name));
+  mkdirSync(path.join(home, ".cache/exampledev-pulumi"), { recursive: true });
+  for (const name of builds) {
+    symlinkSync(path.join(cacheRoot, name), path.join(home, ".cache/exampledev-pulumi", name));
   }
   return { PATH, HOME: home };
 }
