@@ -82,11 +82,20 @@ export function serveWatch(
   };
   const encode = (event: WatchOutput) => lines.encode(kind, event, table);
   const stream = new WatchStream(encode, scheduler, () => reply.raw.flushHeaders(), release);
-  let behindSince: number | undefined;
-  const fallBehind = () => {
-    behindSince = Date.now();
+  /** Ends the stream after its queue; a client that still has not read it after the grace is cut off. */
+  const endWithin = (grace: number, onClose: () => void = () => {}) => {
     release();
     stream.endAfterQueue();
+    const cut = setTimeout(() => reply.raw.destroy(), grace);
+    reply.raw.once("close", () => {
+      clearTimeout(cut);
+      onClose();
+    });
+  };
+  let behindSince: number | undefined;
+  const fallBehind = () => {
+    const since = Date.now();
+    behindSince = since;
     const describe = {
       url: reply.request.url,
       remoteAddress: reply.request.ip,
@@ -94,12 +103,12 @@ export function serveWatch(
       queuedEvents: stream.queuedEvents,
       queuedBytes: stream.queuedBytes,
     };
-    const cut = setTimeout(() => reply.raw.destroy(), settings.slowClientGraceMs);
-    reply.raw.once("close", () => {
-      clearTimeout(cut);
-      const behindMs = Date.now() - (behindSince ?? Date.now());
-      reply.log.warn({ watch: describe, behindMs }, "watch closed: the client fell behind");
-    });
+    endWithin(settings.slowClientGraceMs, () =>
+      reply.log.warn(
+        { watch: describe, behindMs: Date.now() - since },
+        "watch closed: the client fell behind",
+      ),
+    );
   };
   const sink: WatchSink = {
     send: (event) => {
@@ -115,13 +124,8 @@ export function serveWatch(
       }
     },
     sendBacklog: (events) => stream.backlog(events),
-    end: () => {
-      release();
-      stream.endAfterQueue();
-      // A client that does not read would hold the server's close: it gets the grace a slow one gets.
-      const cut = setTimeout(() => reply.raw.destroy(), settings.slowClientGraceMs);
-      reply.raw.once("close", () => clearTimeout(cut));
-    },
+    // A client that does not read would hold the server's close: it gets the grace a slow one gets.
+    end: () => endWithin(settings.slowClientGraceMs),
   };
 
   try {
