@@ -30,32 +30,12 @@ const extensions = (...values: string[]) => values.flatMap((value) => ["-addext"
 
 export async function makePki(dir: string): Promise<Pki> {
   const file = (name: string) => path.join(dir, name);
-  const out = (name: string) => ["-keyout", file(`${name}.key`), "-out", file(`${name}.crt`)];
   await run("openssl", [
     ...["req", "-x509", ...EC_KEY, "-subj", "/CN=exampledev-kube-ca"],
     ...extensions("basicConstraints=critical,CA:TRUE", "keyUsage=critical,keyCertSign,cRLSign"),
-    ...out("ca"),
+    ...out(dir, "ca"),
   ]);
-  await run("openssl", [
-    ...[
-      "req",
-      "-x509",
-      ...EC_KEY,
-      "-CA",
-      file("ca.crt"),
-      "-CAkey",
-      file("ca.key"),
-      "-subj",
-      "/CN=kube-apiserver",
-    ],
-    ...extensions(
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "basicConstraints=critical,CA:FALSE",
-      "keyUsage=critical,digitalSignature",
-      "extendedKeyUsage=serverAuth",
-    ),
-    ...out("apiserver"),
-  ]);
+  const apiserver = await signServingCert(dir, "kube-apiserver");
   const serviceAccount = generateKeyPairSync("ec", { namedCurve: "P-256" });
   await writeFile(file("sa.pub"), serviceAccount.publicKey.export({ type: "spki", format: "pem" }));
   await writeFile(file("sa.key"), serviceAccount.privateKey.export({ type: "pkcs8", format: "pem" }), {
@@ -64,9 +44,39 @@ export async function makePki(dir: string): Promise<Pki> {
   return {
     caCert: await readFile(file("ca.crt"), "utf8"),
     caFile: file("ca.crt"),
-    serverCertFile: file("apiserver.crt"),
-    serverKeyFile: file("apiserver.key"),
+    serverCertFile: apiserver.certFile,
+    serverKeyFile: apiserver.keyFile,
     serviceAccountPublicFile: file("sa.pub"),
     serviceAccountKeyFile: file("sa.key"),
   };
+}
+
+export interface ServingCert {
+  certFile: string;
+  keyFile: string;
+}
+
+/**
+ * A serving certificate for 127.0.0.1 signed by the CA in `dir` (made by makePki): kube-apiserver's, and
+ * the admission webhook's, which kube-apiserver verifies against the CA it is given in the webhook
+ * configuration.
+ */
+export async function signServingCert(dir: string, name: string): Promise<ServingCert> {
+  const file = (suffix: string) => path.join(dir, `${name}.${suffix}`);
+  await run("openssl", [
+    ...["req", "-x509", ...EC_KEY, "-CA", path.join(dir, "ca.crt"), "-CAkey", path.join(dir, "ca.key")],
+    ...["-subj", `/CN=${name}`],
+    ...extensions(
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "basicConstraints=critical,CA:FALSE",
+      "keyUsage=critical,digitalSignature",
+      "extendedKeyUsage=serverAuth",
+    ),
+    ...out(dir, name),
+  ]);
+  return { certFile: file("crt"), keyFile: file("key") };
+}
+
+function out(dir: string, name: string): string[] {
+  return ["-keyout", path.join(dir, `${name}.key`), "-out", path.join(dir, `${name}.crt`)];
 }
