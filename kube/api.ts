@@ -3,7 +3,7 @@ import type { SweepOptions } from "./admission/secrets";
 import { type AdmissionServer, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
 import { type KubeEnv, startKube } from "./env";
-import { installAdmissionIdentity, installCrds, installWebhooks } from "./install";
+import { installAdmissionIdentity, installCrds, installWebhook } from "./install";
 import { signServingCert } from "./pki";
 
 /**
@@ -41,7 +41,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       key: await readFile(serving.keyFile, "utf8"),
       sweep: { ...SWEEP, ...options.sweep },
     });
-    await installWebhooks(admin, admission.url, kube.caCert);
+    await installWebhook(admin, admission.url, kube.caCert);
     return { ...kube, admission, close };
   } catch (error) {
     await close();

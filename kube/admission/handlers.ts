@@ -3,47 +3,54 @@ import type { KindName } from "../../sdk/schema";
 import { admit, readEnvelope } from "../../server/admission";
 import type { StoredObject } from "../../server/storage";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
-import { SECRET_ANNOTATION, type SecretKeeper, sameValues, secretNameOf, splitSecrets } from "./secrets";
+import {
+  joinSecrets,
+  SECRET_ANNOTATION,
+  type SecretKeeper,
+  sameValues,
+  secretNameOf,
+  splitSecrets,
+} from "./secrets";
 
 /**
- * The two webhooks, both from the local server's admission code (server/admission): what one server
- * refuses, the other refuses with the same causes, and what one stores, the other stores.
+ * The webhook, from the local server's admission code (server/admission): what one server refuses, the
+ * other refuses with the same causes in the same words, and what one stores, the other stores.
  *
- * kube-apiserver runs them in its order: mutating webhooks, then the CRD's schema (types, required fields,
- * CEL rules), then validating webhooks. So the mutating one fills what the schema's per-field defaults
- * cannot (defaults that depend on other fields), moves secret values into Secrets and sends the warnings;
- * it lets an object the schema refuses through unchanged, for the CRD or the validating webhook to refuse
- * with every cause.
+ * It is a mutating webhook, and the only one: it must see the secret values to check them (their formats)
+ * and to move them into a Secret, and kube-apiserver calls mutating webhooks first, before the CRD's
+ * schema. So it refuses what the local server refuses (every cause at once, structural ones included),
+ * fills the defaults that depend on other fields (a CRD default is per field), sends the warnings and
+ * stores the placeholders. A validating webhook after it would see placeholders where the values were,
+ * and on a dry run no Secret to read them back from. kube-apiserver then checks the result against the
+ * CRD's schema and CEL rules, which stand alone where the webhook is not installed (kubectl apply -f
+ * kube/crds/).
  */
 
-/** A kube object as the admission code reads it: the stored object's shape (what the local server keeps). */
-const stored = (object: Record<string, unknown> | null | undefined) =>
-  (object ?? undefined) as StoredObject | undefined;
-
-/** The local server's admission of the request's object, or the Status it refuses it with. */
-function admitted(request: AdmissionRequest) {
-  const kind: KindName = request.kind.kind;
+/** The local server's admission of `object`, or the Status it refuses it with. */
+function admitted(kind: KindName, object: unknown, existing: StoredObject | undefined) {
   try {
-    const envelope = readEnvelope(kind, request.object);
-    return { ok: true as const, ...admit(kind, envelope, "Ignore", stored(request.oldObject)) };
+    return { ok: true as const, ...admit(kind, readEnvelope(kind, object), "Ignore", existing) };
   } catch (error) {
     if (error instanceof ApiError) return { ok: false as const, status: error.status };
     throw error;
   }
 }
 
-export function validate(request: AdmissionRequest): AdmissionResponse {
-  const result = admitted(request);
-  // Its warnings were sent by the mutating webhook, about the object as the client wrote it.
-  return result.ok ? allow(request.uid) : deny(request.uid, result.status);
-}
-
-export async function mutate(request: AdmissionRequest, secrets: SecretKeeper): Promise<AdmissionResponse> {
-  const result = admitted(request);
-  if (!result.ok) return allow(request.uid);
+export async function admitReview(
+  request: AdmissionRequest,
+  secrets: SecretKeeper,
+): Promise<AdmissionResponse> {
   const kind = request.kind.kind;
   const previous = request.oldObject ?? undefined;
   const previousValues = await secrets.valuesOf(previous);
+  // The stored object as the local server keeps it (a kube object has its shape), values in place: the
+  // placeholders a client writes back keep them, and the change rules compare what was stored.
+  const existing = previous && {
+    ...(previous as unknown as StoredObject),
+    spec: joinSecrets(kind, (previous.spec ?? {}) as Record<string, unknown>, previousValues),
+  };
+  const result = admitted(kind, request.object, existing);
+  if (!result.ok) return deny(request.uid, result.status);
   const { spec, values } = splitSecrets(kind, result.object.spec, previousValues);
 
   let secretName = secretNameOf(previous);

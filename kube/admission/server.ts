@@ -2,12 +2,12 @@ import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { failureStatus } from "../../sdk/errors/reasons";
 import type { KubeClient } from "../client";
-import { mutate, validate } from "./handlers";
+import { admitReview } from "./handlers";
 import { type AdmissionResponse, readReview, reviewOf } from "./review";
 import { SecretKeeper, type SweepOptions } from "./secrets";
 
 /**
- * The admission webhook kube-apiserver calls over HTTPS (`/mutate`, `/validate`), and the sweep that keeps
+ * The admission webhook kube-apiserver calls over HTTPS (`/admit`), and the sweep that keeps
  * the Secrets it mints (kube/admission/secrets.ts) owned or deleted.
  */
 
@@ -33,20 +33,18 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 export async function startAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
   const secrets = new SecretKeeper(options.client);
   const app = Fastify({ https: { cert: options.cert, key: options.key }, bodyLimit: BODY_LIMIT });
-  const review = (handle: typeof mutate) => async (body: unknown) => {
-    const request = readReview(body);
+  app.post("/admit", async (request) => {
+    const review = readReview(request.body);
     let response: AdmissionResponse;
     try {
-      response = await handle(request, secrets);
+      response = await admitReview(review, secrets);
     } catch (error) {
       // The message names the failing step; no object content (secret values) goes into it.
       const message = `the exampledev admission webhook failed: ${error instanceof Error ? error.message : String(error)}`;
-      response = { uid: request.uid, allowed: false, status: failureStatus("InternalError", message) };
+      response = { uid: review.uid, allowed: false, status: failureStatus("InternalError", message) };
     }
     return reviewOf(response);
-  };
-  app.post("/mutate", (request) => review(mutate)(request.body));
-  app.post("/validate", (request) => review(async (admission) => validate(admission))(request.body));
+  });
 
   await app.listen({ host: "127.0.0.1", port: 0 });
   const { port } = app.server.address() as AddressInfo;
