@@ -3,20 +3,20 @@ import type { RuleInfo } from "../violation";
 
 /**
  * Section 7 names some required fields itself; a missing one reports these ids instead of the generic
- * "required-field". `fields` are paths from the object root.
+ * "required-field". `fields` are paths from the object root. A missing object on the way to one of them (a
+ * Service's `runtime`) is reported at the field section 7 names, since that is what must be set.
  */
 export interface RequiredFieldsRule {
   info: RuleInfo;
   kind: KindName;
   fields: readonly string[];
+  /** What to set a field to, where its type alone says too little ("a string" for a date). */
+  hints?: Readonly<Record<string, string>>;
 }
 
-const serviceRequired = [
-  "spec.source",
-  "spec.template",
-  "spec.template.spec",
-  "spec.template.spec.runtime.compatibilityDate",
-];
+const COMPATIBILITY_DATE = "spec.template.spec.runtime.compatibilityDate";
+
+const serviceRequired = ["spec.source", "spec.template", "spec.template.spec", COMPATIBILITY_DATE];
 
 export const serviceRequiredFields: RequiredFieldsRule = {
   info: {
@@ -25,10 +25,13 @@ export const serviceRequiredFields: RequiredFieldsRule = {
     path: serviceRequired.join(" | "),
     severity: "error",
     description:
-      "A Service needs spec.source, spec.template and spec.template.spec, and its runtime needs compatibilityDate: set the missing field.",
+      'A Service needs spec.source, spec.template, spec.template.spec and spec.template.spec.runtime.compatibilityDate: set the missing field (compatibilityDate takes a date such as "2026-01-01").',
   },
   kind: "Service",
   fields: serviceRequired,
+  hints: {
+    [COMPATIBILITY_DATE]: 'a date such as "2026-01-01" (the worker runtime\'s compatibility date)',
+  },
 };
 
 export const revisionBundleRequired: RequiredFieldsRule = {
