@@ -43,7 +43,7 @@ function describeType(value: unknown): string {
 
 /**
  * The rule a missing field at `path` breaks, where it is reported and what to set: a field section 7 names
- * reports its own rule, and so does a missing object on the way to one (a Service without `runtime` is
+ * reports its own rule, and so does an object it lists in `reportedAt` (a Service without `runtime` is
  * reported at `runtime.compatibilityDate`); any other field reports `required-field` where it is missing.
  */
 function requiredRule(
@@ -51,10 +51,10 @@ function requiredRule(
   path: readonly PathSegment[],
 ): { info: RuleInfo; path: readonly PathSegment[]; hint?: string } {
   const at = formatPath(path);
-  for (const { info, fields, hints } of SPECS[kind].required) {
-    const field = fields.find((name) => name === at) ?? fields.find((name) => name.startsWith(`${at}.`));
-    if (field !== undefined)
-      return { info, path: field === at ? path : field.split("."), hint: hints?.[field] };
+  for (const { info, fields, reportedAt, hints } of SPECS[kind].required) {
+    const inside = reportedAt?.[at];
+    if (inside !== undefined) return { info, path: inside.split("."), hint: hints?.[inside] };
+    if (fields.includes(at)) return { info, path, hint: hints?.[at] };
   }
   return { info: requiredField, path };
 }

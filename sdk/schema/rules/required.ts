@@ -3,13 +3,17 @@ import type { RuleInfo } from "../violation";
 
 /**
  * Section 7 names some required fields itself; a missing one reports these ids instead of the generic
- * "required-field". `fields` are paths from the object root. A missing object on the way to one of them (a
- * Service's `runtime`) is reported at the field section 7 names, since that is what must be set.
+ * "required-field". `fields` are paths from the object root.
  */
 export interface RequiredFieldsRule {
   info: RuleInfo;
   kind: KindName;
   fields: readonly string[];
+  /**
+   * Objects whose absence is reported at one of `fields` inside them, the one section 7 names and the one to
+   * set: a Service without `runtime` lacks `runtime.compatibilityDate`.
+   */
+  reportedAt?: Readonly<Record<string, string>>;
   /** What to set a field to, where its type alone says too little ("a string" for a date). */
   hints?: Readonly<Record<string, string>>;
 }
@@ -29,6 +33,7 @@ export const serviceRequiredFields: RequiredFieldsRule = {
   },
   kind: "Service",
   fields: serviceRequired,
+  reportedAt: { "spec.template.spec.runtime": COMPATIBILITY_DATE },
   hints: {
     [COMPATIBILITY_DATE]: 'a date such as "2026-01-01" (the worker runtime\'s compatibility date)',
   },

@@ -104,3 +104,9 @@ describe("a Service without a compatibility date", () => {
     ).toEqual(found);
   });
 });
+
+test("a missing spec or template is still reported where it is missing, not at the date", () => {
+  expect(validateSpec("Service", undefined).map((found) => found.path)).toEqual(["spec"]);
+  const noTemplate = withValue(ociService, ["template"], undefined);
+  expect(validateSpec("Service", noTemplate).map((found) => found.path)).toEqual(["spec.template"]);
+});
