@@ -30,7 +30,7 @@ function service(
   policy: string,
   parts: {
     source?: ServiceSourceInput;
-    config?: ServiceConfigSpecInput;
+    config?: Partial<ServiceConfigSpecInput>;
     liveRevision?: string;
     revisionHistoryLimit?: number;
     metadata?: { name: string };
@@ -63,7 +63,10 @@ new Proxy("drain-minimum", {
   spec: { shutdown: { drainTimeout: "60s", minimumDrainTime: pick("drain-minimum", "60s", "10s") } },
 });
 service("source-exactly-one", { source: pick("source-exactly-one", { oci: BUNDLE }, {}) });
-service("service-required-fields", { config: { runtime: pick("service-required-fields", RUNTIME, {}) } });
+// Broken: no runtime at all, so no runtime.compatibilityDate (every Service needs one).
+service("service-required-fields", {
+  config: { runtime: pick("service-required-fields", RUNTIME, undefined) },
+});
 new ServiceRevision("revision-bundle-required", {
   spec: pick("revision-bundle-required", { bundle: BUNDLE, runtime: RUNTIME }, { runtime: RUNTIME }),
 });

@@ -25,6 +25,12 @@ export interface CelRule {
   rule: string;
   /** Where a violation is reported, relative to `at` (".filter"); `at` itself when absent. */
   fieldPath?: string;
+  /**
+   * A field of `at` that the schema requires and whose absence this rule reports instead, at `fieldPath`: the
+   * CRD leaves it out of the object's structural `required`, since Kubernetes reports a missing required
+   * field at that field and then skips every CEL rule.
+   */
+  requires?: string;
   reason: CauseReason;
   /**
    * For a message that names the value: the CEL expression of the value, and its text in the example's
@@ -185,6 +191,18 @@ export const CEL_RULES: readonly CelRule[] = [
     reason: "FieldValueForbidden",
     example: { self: { source: { oci: REPO, git: GIT } } },
   },
+  // Section 7 requires runtime.compatibilityDate on a Service: a template without runtime lacks it, and both
+  // servers report it there (inside runtime, the CRD's structural required says it).
+  {
+    id: "service-required-fields",
+    kind: "Service",
+    at: ["spec", "template", "spec"],
+    rule: "has(self.runtime)",
+    fieldPath: ".runtime.compatibilityDate",
+    requires: "runtime",
+    reason: "FieldValueRequired",
+    example: { self: { template: { spec: { runtime: null } } } },
+  },
   {
     id: "revision-bundle-digest",
     kind: "ServiceRevision",
@@ -237,15 +255,26 @@ export interface CelValidation {
   reason: CauseReason;
 }
 
-/** The CEL validations of a kind, with the path (from the object root) of the object carrying them. */
-export function celValidations(
-  kind: KindName,
-): { at: readonly PathSegment[]; validations: CelValidation[] }[] {
-  const found = new Map<string, { at: readonly PathSegment[]; validations: CelValidation[] }>();
+/** The CEL validations of one object of a kind's schema, and the required fields they report instead. */
+export interface CelObjectValidations {
+  /** The object's path from the object root. */
+  at: readonly PathSegment[];
+  validations: CelValidation[];
+  /** Fields the CRD leaves out of this object's `required` (`CelRule.requires`). */
+  requires: string[];
+}
+
+/** The CEL validations of a kind, per object carrying them. */
+export function celValidations(kind: KindName): CelObjectValidations[] {
+  const found = new Map<string, CelObjectValidations>();
   for (const cel of CEL_RULES.filter((entry) => entry.kind === kind)) {
     const at = formatPath(cel.at);
-    const entry = found.get(at) ?? { at: cel.at, validations: [] };
-    found.set(at, { ...entry, validations: [...entry.validations, validation(cel, at)] });
+    const entry = found.get(at) ?? { at: cel.at, validations: [], requires: [] };
+    found.set(at, {
+      ...entry,
+      validations: [...entry.validations, validation(cel, at)],
+      requires: cel.requires === undefined ? entry.requires : [...entry.requires, cel.requires],
+    });
   }
   return [...found.values()];
 }
@@ -259,9 +288,12 @@ function validation(
   const violations =
     example.previous === undefined ? validateSpec(kind, next) : validateUpdate(kind, previous, next);
   const path = `${at}${fieldPath ?? ""}`;
-  const found = violations.find((violation) => violation.rule === id);
-  if (found?.path !== path) {
-    throw new TypeError(`the CEL form of ${id} reports at ${path}; its example breaks it at ${found?.path}`);
+  // The example may break the rule elsewhere too (a rule naming several fields): the one at `path` counts.
+  const broken = violations.filter((violation) => violation.rule === id);
+  const found = broken.find((violation) => violation.path === path);
+  if (found === undefined) {
+    const where = broken.map((violation) => violation.path).join(", ") || "no field";
+    throw new TypeError(`the CEL form of ${id} reports at ${path}; its example breaks it at ${where}`);
   }
   const message = found.message.slice(`${found.path}: `.length);
   const words = value === undefined ? { message } : { messageExpression: spliced(message, value) };

@@ -27,8 +27,8 @@ export function customResourceDefinition(
   const { group, version, plural, listKind } = KINDS[kind];
   const schemas = groupVersionSchemas(group, version, 3);
   let kindSchema = inline(schemas, schemas[kindComponent(kind)], []);
-  for (const { at, validations } of celValidations(kind)) {
-    kindSchema = withValidations(kindSchema, at, validations);
+  for (const { at, validations, requires } of celValidations(kind)) {
+    kindSchema = withValidations(kindSchema, at, validations, requires);
   }
   // The API server names the kind of a CRD's objects itself, and refuses the extension in the schema.
   const { "x-kubernetes-group-version-kind": _gvk, ...root } = kindSchema;
@@ -102,23 +102,45 @@ function nested(
   return key === "items" || key === "additionalProperties" ? inline(schemas, value, through) : value;
 }
 
-/** A copy of `schema` whose object at `path` (field names; a number for a list's items) carries `validations`. */
+/**
+ * A copy of `schema` whose object at `path` (field names; a number for a list's items) carries `validations`,
+ * and no longer lists `requires` as required: those rules report the missing field where the schema does.
+ */
 function withValidations(
   schema: SchemaObject,
   path: readonly PathSegment[],
   validations: CelValidation[],
+  requires: readonly string[],
 ): SchemaObject {
   const [step, ...rest] = path;
-  if (step === undefined) return { ...schema, "x-kubernetes-validations": validations };
+  if (step === undefined)
+    return { ...withoutRequired(schema, requires), "x-kubernetes-validations": validations };
   if (typeof step === "number") {
     const items = schema.items as SchemaObject | undefined;
     if (items === undefined)
       throw new TypeError("a CEL rule sits in the items of a field that is not a list");
-    return { ...schema, items: withValidations(items, rest, validations) };
+    return { ...schema, items: withValidations(items, rest, validations, requires) };
   }
   const properties = schema.properties as Record<string, SchemaObject> | undefined;
   const field = properties?.[step];
   if (field === undefined)
     throw new TypeError(`a CEL rule sits at ${step}, which is not a field of the schema`);
-  return { ...schema, properties: { ...properties, [step]: withValidations(field, rest, validations) } };
+  return {
+    ...schema,
+    properties: { ...properties, [step]: withValidations(field, rest, validations, requires) },
+  };
+}
+
+/** `schema` without `fields` in its `required`; a field it does not require is a mistake in a CEL rule. */
+function withoutRequired(schema: SchemaObject, fields: readonly string[]): SchemaObject {
+  if (fields.length === 0) return schema;
+  const required = (schema.required as string[] | undefined) ?? [];
+  const missing = fields.filter((field) => !required.includes(field));
+  if (missing.length > 0)
+    throw new TypeError(
+      `a CEL rule reports the required ${missing.join(", ")}, which the schema does not require`,
+    );
+  const rest = required.filter((field) => !fields.includes(field));
+  const { required: _required, ...others } = schema;
+  return rest.length > 0 ? { ...others, required: rest } : others;
 }

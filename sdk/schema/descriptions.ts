@@ -247,7 +247,11 @@ const serviceConfigFieldDocs = {
 document(
   ServiceConfigSpecSchema,
   "The serving configuration a Service templates (the same fields appear in ServiceRevisionSpec).",
-  serviceConfigFieldDocs,
+  {
+    ...serviceConfigFieldDocs,
+    runtime:
+      "The worker runtime's settings. Required on a Service: the worker cannot run without runtime.compatibilityDate.",
+  },
 );
 
 document(

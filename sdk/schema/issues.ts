@@ -41,8 +41,22 @@ function describeType(value: unknown): string {
   return TYPE_NAMES[typeof value] ?? typeof value;
 }
 
-function requiredRule(kind: KindName, path: string): RuleInfo {
-  return SPECS[kind].required.find(({ fields }) => fields.includes(path))?.info ?? requiredField;
+/**
+ * The rule a missing field at `path` breaks, where it is reported and what to set: a field section 7 names
+ * reports its own rule, and so does an object it lists in `reportedAt` (a Service without `runtime` is
+ * reported at `runtime.compatibilityDate`); any other field reports `required-field` where it is missing.
+ */
+function requiredRule(
+  kind: KindName,
+  path: readonly PathSegment[],
+): { info: RuleInfo; path: readonly PathSegment[]; hint?: string } {
+  const at = formatPath(path);
+  for (const { info, fields, reportedAt, hints } of SPECS[kind].required) {
+    const inside = reportedAt?.[at];
+    if (inside !== undefined) return { info, path: inside.split("."), hint: hints?.[inside] };
+    if (fields.includes(at)) return { info, path, hint: hints?.[at] };
+  }
+  return { info: requiredField, path };
 }
 
 function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | undefined {
@@ -52,10 +66,13 @@ function toViolation(kind: KindName, issue: Issue, value: unknown): Violation | 
   ];
   const expected = "expected" in issue ? TYPE_NAMES[String(issue.expected)] : undefined;
   if (value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
-    const what = issue.code === "invalid_value" ? `one of ${issue.values.map(quote).join(", ")}` : expected;
+    const required = requiredRule(kind, path);
+    const what =
+      required.hint ??
+      (issue.code === "invalid_value" ? `one of ${issue.values.map(quote).join(", ")}` : expected);
     return violation(
-      requiredRule(kind, formatPath(path)),
-      path,
+      required.info,
+      required.path,
       "FieldValueRequired",
       `is required; set it to ${what ?? "a value"}`,
     );

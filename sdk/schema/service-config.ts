@@ -108,9 +108,14 @@ export const serviceConfigMeta = {
   rules: [backendFilterExclusive, uniqueNames("bindings", "env")],
 } satisfies Omit<TypeMeta, "typeName">;
 
+/**
+ * A Service's template spec: the shared fields, with runtime required, since section 7 requires
+ * runtime.compatibilityDate on every Service (a worker cannot run without it). A ServiceRevision keeps
+ * runtime optional, as the field table has it: the controller mints one from a valid Service.
+ */
 export const ServiceConfigSpecSchema = objectType(
   "ServiceConfigSpec",
-  serviceConfigFields,
+  { ...serviceConfigFields, runtime: ServiceRuntimeSchema },
   serviceConfigMeta,
 );
 

@@ -91,6 +91,46 @@ describe("admission", () => {
       expect(reply.body.details.causes).toEqual([expect.objectContaining({ field: "spec.bundle.digest" })]);
     });
 
+    it("requires runtime.compatibilityDate on a Service, also when the template sets no runtime", async () => {
+      const field = "spec.template.spec.runtime.compatibilityDate";
+      for (const templateSpec of [{}, { runtime: { timeout: "10s" } }]) {
+        const spec = { ...VALID_SPECS.Service, template: { spec: templateSpec } };
+        const reply = await server.call("POST", pathOf("Service"), {
+          body: manifest("Service", fresh("s"), spec),
+        });
+        expect(reply.status).toBe(422);
+        expect(reply.body.reason).toBe("Invalid");
+        expect(reply.body.details.causes).toEqual([
+          {
+            reason: "FieldValueRequired",
+            field,
+            message: `${field}: is required; set it to a date such as "2026-01-01" (the worker runtime's compatibility date)`,
+          },
+        ]);
+      }
+    });
+
+    it("refuses a merge patch that removes a Service's runtime", async () => {
+      const name = fresh("s");
+      await server.call("POST", pathOf("Service"), { body: manifest("Service", name, VALID_SPECS.Service) });
+      const reply = await server.call("PATCH", pathOf("Service", name), {
+        body: { spec: { template: { spec: { runtime: null } } } },
+        contentType: "application/merge-patch+json",
+      });
+      expect(reply.status).toBe(422);
+      expect(reply.body.details.causes.map((cause: { field: string }) => cause.field)).toEqual([
+        "spec.template.spec.runtime.compatibilityDate",
+      ]);
+    });
+
+    it("admits a ServiceRevision without runtime: only a Service must name the date", async () => {
+      const { runtime: _runtime, ...spec } = VALID_SPECS.ServiceRevision;
+      const reply = await server.call("POST", pathOf("ServiceRevision"), {
+        body: manifest("ServiceRevision", fresh("r"), spec),
+      });
+      expect(reply.status).toBe(201);
+    });
+
     it("refuses to switch a Service between backend and filter mode on update", async () => {
       const name = fresh("s");
       await server.call("POST", pathOf("Service"), { body: manifest("Service", name, VALID_SPECS.Service) });

@@ -33,6 +33,17 @@ const INVALID: readonly { kind: KindName; spec: Json; field: string }[] = [
     field: "spec.template.spec.backend.protocol",
   },
   { kind: "ServiceRevision", spec: { runtime: { compatibilityDate: "2024-09-01" } }, field: "spec.bundle" },
+  // Section 7: every Service names a compatibility date, also one whose template sets no runtime.
+  {
+    kind: "Service",
+    spec: { ...VALID_SPECS.Service, template: { spec: {} } },
+    field: "spec.template.spec.runtime.compatibilityDate",
+  },
+  {
+    kind: "Service",
+    spec: { ...VALID_SPECS.Service, template: { spec: { runtime: { timeout: "10s" } } } },
+    field: "spec.template.spec.runtime.compatibilityDate",
+  },
 ];
 
 function without(value: Json, paths: readonly string[][]): Json {

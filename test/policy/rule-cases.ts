@@ -62,9 +62,9 @@ export const FAILING_CASES: Readonly<Record<string, FailingCase>> = {
   "service-required-fields": {
     kind: "Service",
     name: "web",
-    spec: specWith("Service", { template: { spec: { runtime: { compatibilityDate: null } } } }),
+    spec: specWith("Service", { template: { spec: { runtime: null } } }),
     messages: [
-      'Service "web": spec.template.spec.runtime.compatibilityDate: is required; set it to a string',
+      'Service "web": spec.template.spec.runtime.compatibilityDate: is required; set it to a date such as "2026-01-01" (the worker runtime\'s compatibility date)',
     ],
   },
   "revision-bundle-required": {

@@ -90,6 +90,31 @@ describe("rule policies", () => {
   });
 });
 
+describe("service-required-fields and the compatibility date", () => {
+  const policy = policyFor("service-required-fields");
+  const message = (name: string) =>
+    `Service "${name}": spec.template.spec.runtime.compatibilityDate: is required; set it to a date such as "2026-01-01" (the worker runtime's compatibility date)`;
+
+  it.each([
+    ["an empty template.spec", { ...specWith("Service", {}), template: { spec: {} } }],
+    ["a template without runtime", specWith("Service", { template: { spec: { runtime: null } } })],
+    [
+      "a runtime without it",
+      specWith("Service", { template: { spec: { runtime: { compatibilityDate: null } } } }),
+    ],
+  ])("reports a Service with %s at the date's field", async (_name, spec) => {
+    expect(await runResourcePolicy(policy, exampleResource("Service", "web", spec))).toEqual([
+      message("web"),
+    ]);
+    expect(await reportsOfAllPolicies("Service", spec)).toEqual([message("subject")]);
+  });
+
+  it("passes a ServiceRevision without runtime: revisions are minted from valid Services", async () => {
+    const revision = specWith("ServiceRevision", { runtime: null });
+    expect(await reportsOfAllPolicies("ServiceRevision", revision)).toEqual([]);
+  });
+});
+
 describe("unknown values during preview", () => {
   // Each spec breaks the named rule once its unknown value resolves, but cannot be judged before.
   const cases: [string, KindName, Record<string, unknown>][] = [
@@ -110,6 +135,7 @@ describe("unknown values during preview", () => {
     ],
     ["source-exactly-one", "Service", specWith("Service", { source: { git: UNKNOWN } })],
     ["service-required-fields", "Service", specWith("Service", { template: { spec: UNKNOWN } })],
+    ["service-required-fields", "Service", specWith("Service", { template: { spec: { runtime: UNKNOWN } } })],
     [
       "service-required-fields",
       "Service",

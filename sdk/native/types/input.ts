@@ -308,7 +308,10 @@ export namespace compute {
              * Filter mode and settings. Exclusive with backend.
              */
             filter?: pulumi.Input<inputs.compute.v1alpha1.FilterConfigArgs | undefined>;
-            runtime?: pulumi.Input<inputs.compute.v1alpha1.ServiceRuntimeArgs | undefined>;
+            /**
+             * The worker runtime's settings. Required on a Service: the worker cannot run without runtime.compatibilityDate.
+             */
+            runtime: pulumi.Input<inputs.compute.v1alpha1.ServiceRuntimeArgs>;
         }
         /**
          * serviceConfigSpecArgsProvideDefaults sets the appropriate defaults for ServiceConfigSpecArgs
@@ -318,7 +321,7 @@ export namespace compute {
                 ...val,
                 backend: pulumi.output(val.backend).apply(v => v === undefined ? undefined : inputs.compute.v1alpha1.backendConfigArgsProvideDefaults(v)),
                 filter: pulumi.output(val.filter).apply(v => v === undefined ? undefined : inputs.compute.v1alpha1.filterConfigArgsProvideDefaults(v)),
-                runtime: pulumi.output(val.runtime).apply(v => v === undefined ? undefined : inputs.compute.v1alpha1.serviceRuntimeArgsProvideDefaults(v)),
+                runtime: pulumi.output(val.runtime).apply(inputs.compute.v1alpha1.serviceRuntimeArgsProvideDefaults),
             };
         }
 

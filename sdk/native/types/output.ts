@@ -348,7 +348,10 @@ export namespace compute {
              * Filter mode and settings. Exclusive with backend.
              */
             filter?: outputs.compute.v1alpha1.FilterConfig;
-            runtime?: outputs.compute.v1alpha1.ServiceRuntime;
+            /**
+             * The worker runtime's settings. Required on a Service: the worker cannot run without runtime.compatibilityDate.
+             */
+            runtime: outputs.compute.v1alpha1.ServiceRuntime;
         }
         /**
          * serviceConfigSpecProvideDefaults sets the appropriate defaults for ServiceConfigSpec
@@ -358,7 +361,7 @@ export namespace compute {
                 ...val,
                 backend: (val.backend ? outputs.compute.v1alpha1.backendConfigProvideDefaults(val.backend) : undefined),
                 filter: (val.filter ? outputs.compute.v1alpha1.filterConfigProvideDefaults(val.filter) : undefined),
-                runtime: (val.runtime ? outputs.compute.v1alpha1.serviceRuntimeProvideDefaults(val.runtime) : undefined),
+                runtime: outputs.compute.v1alpha1.serviceRuntimeProvideDefaults(val.runtime),
             };
         }
 

@@ -78,3 +78,35 @@ describe("the spec's misspelt type name ProxyTelementry", () => {
     expect(messages[0]).toContain("is not a field of ProxyTelemetry");
   });
 });
+
+describe("a Service without a compatibility date", () => {
+  const field = "spec.template.spec.runtime.compatibilityDate";
+
+  test.each([
+    ["an empty template.spec", withValue(ociService, ["template", "spec"], {})],
+    [
+      "a runtime without it",
+      withValue(ociService, ["template", "spec", "runtime", "compatibilityDate"], undefined),
+    ],
+  ])("%s: one violation at the field, whose message says what date to set", (_name, spec) => {
+    const found = validateSpec("Service", spec).filter((item) => item.rule === "service-required-fields");
+    expect(found).toEqual([
+      {
+        rule: "service-required-fields",
+        path: field,
+        severity: "error",
+        reason: "FieldValueRequired",
+        message: `${field}: is required; set it to a date such as "2026-01-01" (the worker runtime's compatibility date)`,
+      },
+    ]);
+    expect(
+      validateSpec("Service", spec).filter((item) => item.path.startsWith("spec.template.spec.runtime")),
+    ).toEqual(found);
+  });
+});
+
+test("a missing spec or template is still reported where it is missing, not at the date", () => {
+  expect(validateSpec("Service", undefined).map((found) => found.path)).toEqual(["spec"]);
+  const noTemplate = withValue(ociService, ["template"], undefined);
+  expect(validateSpec("Service", noTemplate).map((found) => found.path)).toEqual(["spec.template"]);
+});

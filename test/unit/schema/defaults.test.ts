@@ -14,7 +14,10 @@ const SCHEMAS = {
   Service: ServiceSpecSchema,
   ServiceRevision: ServiceRevisionSpecSchema,
 };
-const minimalService = { source: { oci: { repo: "r.example.dev/a" } }, template: { spec: {} } };
+const minimalService = {
+  source: { oci: { repo: "r.example.dev/a" } },
+  template: { spec: { runtime: { compatibilityDate: "2026-01-01" } } },
+};
 
 const CASES: { name: string; kind: KindName; spec: unknown; expected: unknown }[] = [
   {
@@ -30,13 +33,18 @@ const CASES: { name: string; kind: KindName; spec: unknown; expected: unknown }[
     expected: { provider: "on-prem", shutdown: { drainTimeout: "10s", minimumDrainTime: "30s" } },
   },
   {
-    name: "a minimal Service gets backend mode, tag latest and revisionHistoryLimit 10",
+    name: "a minimal Service gets backend mode, tag latest, revisionHistoryLimit 10 and a 30s runtime timeout",
     kind: "Service",
     spec: minimalService,
     expected: {
       revisionHistoryLimit: 10,
       source: { oci: { repo: "r.example.dev/a", tag: "latest" } },
-      template: { spec: { backend: { protocol: "http1" } } },
+      template: {
+        spec: {
+          backend: { protocol: "http1" },
+          runtime: { compatibilityDate: "2026-01-01", timeout: "30s" },
+        },
+      },
     },
   },
   {
@@ -108,9 +116,14 @@ describe("applyDefaults", () => {
   });
 
   test("does not create optional objects that have required fields", () => {
-    const output = applyDefaults("Service", minimalService);
-    expect(output.template.spec).not.toHaveProperty("runtime");
-    expect(output.template.spec).not.toHaveProperty("egress");
+    const output = applyDefaults("ServiceRevision", { bundle: { repo: "r.example.dev/a", digest: DIGEST } });
+    expect(output).not.toHaveProperty("runtime");
+    expect(output).not.toHaveProperty("egress");
+  });
+
+  test("does not create a Service's runtime either: a compatibility date has no default", () => {
+    const spec = { ...minimalService, template: { spec: {} } };
+    expect(applyDefaults("Service", spec).template.spec).not.toHaveProperty("runtime");
   });
 
   test("defaults around malformed parts and keeps them as they are", () => {

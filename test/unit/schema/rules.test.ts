@@ -160,11 +160,31 @@ const CASES: RuleCase[] = [
     "spec.template.spec.runtime.compatibilityDate",
   ),
   valid("service-required-fields", "a complete Service", "Service", ociService),
-  valid(
+  invalid(
     "service-required-fields",
     "no runtime at all",
     "Service",
     service([...config, "runtime"], undefined),
+    "spec.template.spec.runtime.compatibilityDate",
+  ),
+  invalid(
+    "service-required-fields",
+    "an empty template.spec",
+    "Service",
+    service([...config], {}),
+    "spec.template.spec.runtime.compatibilityDate",
+  ),
+  valid(
+    "service-required-fields",
+    "a runtime with only compatibilityDate",
+    "Service",
+    service([...config, "runtime"], { compatibilityDate: "2026-01-01" }),
+  ),
+  valid(
+    "service-required-fields",
+    "a revision without runtime",
+    "ServiceRevision",
+    rev(["runtime"], undefined),
   ),
 
   invalid(
@@ -242,6 +262,7 @@ const CASES: RuleCase[] = [
     rev(["bindings", 0, "type"], undefined),
     "spec.bindings[0].type",
   ),
+  valid("required-field", "a revision without runtime", "ServiceRevision", rev(["runtime"], undefined)),
   invalid(
     "required-field",
     "a revision runtime without compatibilityDate",
