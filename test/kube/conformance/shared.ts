@@ -294,11 +294,30 @@ export function sharedTests(backend: () => Backend): void {
       expect(reply.body.metadata.resourceVersion).toBe(version);
     } else {
       expect(reply.status).toBe(410);
-      expect(reply.body).toMatchObject({
+      expect(reply.body).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
         reason: "Expired",
         message: "The resourceVersion for the provided list is too old.",
+        code: 410,
       });
     }
+  });
+
+  test("a failure without details (a 400) has no details field", async (server) => {
+    const reply = await server.call("GET", `${proxies}?labelSelector=${encodeURIComponent("a in (")}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "BadRequest",
+      message: expect.any(String),
+      code: 400,
+    });
   });
 
   test("label selectors and the metadata.name field selector", async (server) => {
