@@ -74,7 +74,11 @@ export function reasonForCode(code: number): Reason {
   return reasonOfCode(code) ?? (code >= 500 ? "InternalError" : "BadRequest");
 }
 
-/** A `Failure` Status as the server sends it. */
+/**
+ * A `Failure` Status as the server sends it. Empty details are left out, as kube-apiserver leaves them out
+ * (its errors without details, a 400 or a 410, set none and Go's `omitempty` drops the field); a 404, 409
+ * or 422 names the object, its kind and its causes there.
+ */
 export function failureStatus(reason: Reason, message: string, details: StatusDetails = {}): FailureStatus {
   return {
     kind: "Status",
@@ -83,9 +87,14 @@ export function failureStatus(reason: Reason, message: string, details: StatusDe
     status: "Failure",
     message,
     reason,
-    details,
+    ...(hasDetails(details) && { details }),
     code: codeOf(reason),
   };
+}
+
+/** Whether details say anything (a field set): kube-apiserver sends none for an error that has none. */
+function hasDetails(details: StatusDetails): boolean {
+  return Object.values(details).some((value) => value !== undefined);
 }
 
 /** A `Success` Status (the answer to a delete): no message, no reason. */

@@ -20,8 +20,12 @@ import { type LabelSelector, matchesSelector } from "./selector";
 
 export { preconditionFailed } from "../storage";
 
+/**
+ * What a delete answers: the object while the deletion is pending (200, or 202 for the deprecated
+ * `orphanDependents=false`), or a Success Status once it is gone (200).
+ */
 export type DeleteOutcome =
-  | { code: 202; object: StoredObject; status?: undefined }
+  | { code: 200 | 202; object: StoredObject; status?: undefined }
   | { code: 200; object: StoredObject; status: Status };
 
 /**
@@ -30,6 +34,11 @@ export type DeleteOutcome =
  */
 export interface DeleteOptions extends TerminationOptions {
   preconditions?: Preconditions;
+  /**
+   * The deprecated flag as the request gave it (it also sets `propagationPolicy`). Kept for the one thing
+   * only it changes: a delete that marks the object answers 202 when it is false, as kube-apiserver does.
+   */
+  orphanDependents?: boolean;
   /** `dryRun: ["All"]`: answer what the deletion would do, change nothing. */
   dryRun?: boolean;
 }
@@ -129,6 +138,7 @@ export function readDeleteBody(body: unknown): DeleteOptions {
       options.propagationPolicy,
       "DeleteOptions.orphanDependents",
     );
+    options.orphanDependents = orphan;
   }
   return options;
 }
@@ -170,9 +180,15 @@ function describe(value: unknown): string {
  * Deletes one object as Kubernetes does. Preconditions are checked first (409 Conflict when one fails).
  * Then the lifecycle's rules (lifecycle/termination.ts): an object with finalizers (user-set, or the one a
  * Foreground or Orphan policy sets) or a Proxy within its grace period is marked with a
- * `deletionTimestamp` (202, the object in the body; again 202 while it terminates); anything else goes at
- * once (200 and a Success Status), as does a mark the lifecycle could finish at once. Owned objects
- * follow through the garbage collector. A dry run answers the same and changes nothing.
+ * `deletionTimestamp` (200, the object in the body; again 200 and the object while it terminates);
+ * anything else goes at once (200 and a Success Status), as does a mark the lifecycle could finish at
+ * once. Owned objects follow through the garbage collector. A dry run answers the same and changes
+ * nothing.
+ *
+ * The codes are kube-apiserver's (k8s.io/apiserver pkg/endpoints/handlers/delete.go, `DeleteResource`):
+ * 200 whether the object went or was only marked (a CRD's finalizers, a pod's graceful deletion, which a
+ * Proxy's grace mirrors), and 202 only for an object not deleted at once when the request set the
+ * deprecated `orphanDependents` to false.
  */
 export function deleteObject(
   store: ObjectStore,
@@ -185,12 +201,17 @@ export function deleteObject(
   checkDeletePreconditions(kind, existing, options.preconditions);
   if (options.dryRun) {
     const would = wouldDelete(kind, store, existing, options);
-    return would.gone ? gone(kind, would.object) : { code: 202, object: would.object };
+    return would.gone ? gone(kind, would.object) : pending(would.object, options);
   }
   // Synchronous from the check on: nothing can change the object between the preconditions and this.
   const outcome = terminate(store, kind, existing, options);
   if (!outcome) throw notFound(kind, name);
-  return outcome.gone ? gone(kind, outcome.object) : { code: 202, object: outcome.object };
+  return outcome.gone ? gone(kind, outcome.object) : pending(outcome.object, options);
+}
+
+/** The answer while the deletion is pending: the object, 200 (202 only for `orphanDependents=false`). */
+function pending(object: StoredObject, options: DeleteOptions): DeleteOutcome {
+  return { code: options.orphanDependents === false ? 202 : 200, object };
 }
 
 function gone(kind: KindName, object: StoredObject): DeleteOutcome {

@@ -110,7 +110,7 @@ const ITEM: readonly OperationSpec[] = [
     action: "delete",
     verb: "delete",
     summary: (info) =>
-      `delete the specified ${info.kind} (202 with its deletionTimestamp while finalizers or a Proxy's grace period hold it)`,
+      `delete the specified ${info.kind} (200 with the object, marked with its deletionTimestamp, while finalizers or a Proxy's grace period hold it; 202 instead for the deprecated orphanDependents=false)`,
     operations: ["delete"],
     consumes: ["application/json"],
     answers: "status",
@@ -162,7 +162,11 @@ class PathBuilder {
     const responses: Record<string, SchemaObject> = {};
     for (const code of spec.codes) {
       const description =
-        code === "201" ? "Created" : code === "202" ? "Accepted: deletion in progress" : "OK";
+        code === "201"
+          ? "Created"
+          : code === "202"
+            ? "Accepted: deletion in progress (orphanDependents=false)"
+            : "OK";
       responses[code] =
         this.openapi === 3
           ? { description, content: { "application/json": { schema } } }

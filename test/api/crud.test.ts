@@ -128,7 +128,8 @@ describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) =
     await create("deleted");
     const reply = await server.call("DELETE", pathOf(kind, "deleted"));
     if (kind === "Proxy") {
-      expect(reply.status).toBe(202);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ kind: "Proxy", metadata: { name: "deleted" } });
       expect(reply.body.metadata.deletionTimestamp).toBeDefined();
       await expect.poll(async () => (await server.call("GET", pathOf(kind, "deleted"))).status).toBe(404);
     } else {

@@ -122,7 +122,7 @@ describe("DeleteOptions on DELETE", () => {
       ).toBeUndefined();
 
       const marked = await server.call("DELETE", pathOf("Proxy", "edge"), { body: options({ uid }) });
-      expect(marked.status).toBe(202);
+      expect(marked.status).toBe(200);
       expect(marked.body.metadata.deletionTimestamp).toBeDefined();
       const again = await server.call("DELETE", pathOf("Proxy", "edge"), {
         body: options({ resourceVersion: "1" }),

@@ -17,9 +17,11 @@ describe("deletion", () => {
       await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
     });
 
-    it("answers the first DELETE with 202 and the object carrying deletionTimestamp", async () => {
+    // kube-apiserver's code for a delete that only marks the object (a pod's graceful deletion, a CRD's
+    // finalizers): 200 with the object (k8s.io/apiserver pkg/endpoints/handlers/delete.go).
+    it("answers the first DELETE with 200 and the object carrying deletionTimestamp", async () => {
       const reply = await server.call("DELETE", pathOf("Proxy", "draining"));
-      expect(reply.status).toBe(202);
+      expect(reply.status).toBe(200);
       expect(reply.body).toMatchObject({ kind: "Proxy", metadata: { name: "draining" } });
       expect(reply.body.metadata.deletionTimestamp).toMatch(/Z$/);
       const during = await server.call("GET", pathOf("Proxy", "draining"));
@@ -27,11 +29,37 @@ describe("deletion", () => {
       expect(during.body.metadata.deletionTimestamp).toBe(reply.body.metadata.deletionTimestamp);
     });
 
-    it("answers a second DELETE while terminating with 202 and the same object", async () => {
+    it("answers a second DELETE while terminating with 200 and the same object", async () => {
       const first = await server.call("DELETE", pathOf("Proxy", "draining"));
       const second = await server.call("DELETE", pathOf("Proxy", "draining"));
-      expect(second.status).toBe(202);
+      expect(second.status).toBe(200);
+      expect(second.body).toMatchObject({ kind: "Proxy" });
       expect(second.body.metadata).toEqual(first.body.metadata);
+    });
+
+    it("answers 202 only for the deprecated orphanDependents=false, in the query or the body", async () => {
+      const query = await server.call("DELETE", `${pathOf("Proxy", "draining")}?orphanDependents=false`);
+      expect(query.status, query.text).toBe(202);
+      expect(query.body.metadata.deletionTimestamp).toBeDefined();
+      const body = await server.call("DELETE", pathOf("Proxy", "draining"), {
+        body: { kind: "DeleteOptions", apiVersion: "v1", orphanDependents: false },
+      });
+      expect(body.status, body.text).toBe(202);
+      expect(body.body.metadata).toEqual(query.body.metadata);
+      const policy = await server.call(
+        "DELETE",
+        `${pathOf("Proxy", "draining")}?propagationPolicy=Background`,
+      );
+      expect(policy.status, policy.text).toBe(200);
+    });
+
+    it("answers a removal at once with 200 and a Success Status, orphanDependents=false or not", async () => {
+      const reply = await server.call(
+        "DELETE",
+        `${pathOf("Proxy", "draining")}?gracePeriodSeconds=0&orphanDependents=false`,
+      );
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body).toMatchObject({ kind: "Status", status: "Success", code: 200 });
     });
 
     it("makes the object disappear after the grace period", async () => {

@@ -81,6 +81,32 @@ describe("errors are Kubernetes Status objects", () => {
     expectStatus(await server.call("GET", "/nothing/here"), 404, "NotFound");
   });
 
+  it("leaves details out of a failure that has none (a 400, a 410), as kube-apiserver does", async () => {
+    const badSelector = await server.call(
+      "GET",
+      `${pathOf("Proxy")}?labelSelector=${encodeURIComponent("a in (")}`,
+    );
+    expectStatus(badSelector, 400, "BadRequest");
+    expect(badSelector.body).not.toHaveProperty("details");
+    const malformed = await server.call("POST", pathOf("Proxy"), { body: '{"apiVersion": ' });
+    expectStatus(malformed, 400, "BadRequest");
+    expect(malformed.body).not.toHaveProperty("details");
+    const list = (await server.call("GET", pathOf("Proxy"))).body;
+    await server.call("PATCH", pathOf("Proxy", "existing"), {
+      body: { metadata: { labels: { moved: "on" } } },
+      contentType: "application/merge-patch+json",
+    });
+    const old = await server.call(
+      "GET",
+      `${pathOf("Proxy")}?resourceVersion=${list.metadata.resourceVersion}&resourceVersionMatch=Exact`,
+    );
+    expectStatus(old, 410, "Expired");
+    expect(old.body).not.toHaveProperty("details");
+    const unknownPath = await server.call("GET", "/nothing/here");
+    expectStatus(unknownPath, 404, "NotFound");
+    expect(unknownPath.body).not.toHaveProperty("details");
+  });
+
   it("answers a missing object with 404 NotFound naming it", async () => {
     const reply = await server.call("GET", pathOf("Service", "ghost"));
     expectStatus(reply, 404, "NotFound");

@@ -64,7 +64,7 @@ describe("persistence", () => {
     const dir = dataDir();
     const first = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 60_000 });
     await first.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
-    expect((await first.call("DELETE", pathOf("Proxy", "draining"))).status).toBe(202);
+    expect((await first.call("DELETE", pathOf("Proxy", "draining"))).status).toBe(200);
     await first.close();
 
     const second = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 50 });

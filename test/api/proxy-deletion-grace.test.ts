@@ -8,7 +8,7 @@ async function deleteProxy(url: string): Promise<void> {
   expect((await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", "edge", {}) })).status).toBe(
     201,
   );
-  expect((await call(url, "DELETE", pathOf("Proxy", "edge"))).status).toBe(202);
+  expect((await call(url, "DELETE", pathOf("Proxy", "edge"))).status).toBe(200);
 }
 
 describe("--proxy-deletion-grace", () => {

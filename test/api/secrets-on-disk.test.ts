@@ -102,7 +102,7 @@ describe("secrets on disk", () => {
 
     expect((await running.call("DELETE", pathOf("Service", "gone-a"))).status).toBe(200);
     expect((await running.call("DELETE", pathOf("Service", "gone-b"))).status).toBe(200);
-    expect((await running.call("DELETE", pathOf("Proxy", "gone"))).status).toBe(202);
+    expect((await running.call("DELETE", pathOf("Proxy", "gone"))).status).toBe(200);
     await expect.poll(() => running.store.get("Proxy", "gone")).toBeUndefined();
     await running.idle();
     expect(running.store.list("ServiceRevision")).toEqual([]);

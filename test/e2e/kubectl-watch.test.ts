@@ -297,7 +297,7 @@ describe("kubectl get, watch, label, delete and dry runs against the local serve
 
   it("wait --for=delete returns once the object is gone", async () => {
     expect((await api("POST", pathOf("Proxy"), manifest("Proxy", "brief", {}))).status).toBe(201);
-    expect((await api("DELETE", pathOf("Proxy", "brief"))).status).toBe(202);
+    expect((await api("DELETE", pathOf("Proxy", "brief"))).status).toBe(200);
     const run = await kubectl("wait", "--for=delete", "proxy/brief", "--timeout=20s");
     expect(run.code, run.stderr).toBe(0);
     expect((await api("GET", pathOf("Proxy", "brief"))).status).toBe(404);

@@ -105,9 +105,17 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & Reco
   throw new Error("expected the call to fail, but it succeeded");
 }
 
-/** A Kubernetes `Status` error body. */
-export function statusBody(code: number, reason: string, message: string, details: object = {}) {
-  return { kind: "Status", apiVersion: "v1", status: "Failure", message, reason, code, details };
+/** A Kubernetes `Status` error body; without details when none are given, as kube-apiserver sends it. */
+export function statusBody(code: number, reason: string, message: string, details?: object) {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    message,
+    reason,
+    code,
+    ...(details && { details }),
+  };
 }
 
 export interface ProxiedRequest {

@@ -128,9 +128,10 @@ export function deleteOptions(query: QueryOf<"delete" | "deletecollection">, bod
       fromQuery.propagationPolicy,
       "orphanDependents",
     );
+    fromQuery.orphanDependents = query.orphanDependents;
   }
   const options: DeleteOptions = { ...fromBody };
-  for (const field of ["propagationPolicy", "gracePeriodSeconds", "dryRun"] as const) {
+  for (const field of ["propagationPolicy", "orphanDependents", "gracePeriodSeconds", "dryRun"] as const) {
     const given = fromQuery[field];
     if (given === undefined) continue;
     const inBody = fromBody[field];

@@ -33,10 +33,8 @@ export class EventLines {
 
 /** The one line of a watch that cannot start, as kube-apiserver sends it: `{"type":"ERROR","object":<Status>}`. */
 export function errorLine(status: Status): Buffer {
-  // Without empty details, as Go's omitempty leaves them out.
-  const { details, ...rest } = status;
-  const object = details && Object.keys(details).length > 0 ? status : rest;
-  return lineOf({ type: "ERROR", object });
+  // failureStatus already leaves empty details out, as Go's omitempty does.
+  return lineOf({ type: "ERROR", object: status });
 }
 
 function lineOf(event: { type: WatchOutput["type"] | "ERROR"; object: unknown }): Buffer {

@@ -20,12 +20,6 @@ export interface Differences {
    */
   proxyDeletionGrace: boolean;
   /**
-   * The code of a delete that marks an object instead of removing it (a finalizer): kube-apiserver answers
-   * 200 with the object (202 only for the deprecated `orphanDependents=false`); the local server answers
-   * 202. To be changed in server/resources/deletion.ts, which another change is rewriting at the moment.
-   */
-  markedDeleteCode: 200 | 202;
-  /**
    * A list at an exact resourceVersion older than the current one, with changes since: kube-apiserver
    * reads it from etcd until etcd compacts it (every 5 min); the local server keeps no snapshots and
    * answers 410 Expired at once.
@@ -43,14 +37,12 @@ export const DIFFERENCES: Record<BackendName, Differences> = {
   kube: {
     statusSubresources: true,
     proxyDeletionGrace: false,
-    markedDeleteCode: 200,
     exactListOfOlderVersion: "served",
     typeCausePrefix: () => "Invalid value: ",
   },
   local: {
     statusSubresources: false,
     proxyDeletionGrace: true,
-    markedDeleteCode: 202,
     exactListOfOlderVersion: "expired",
     typeCausePrefix: (field) => `${field}: `,
   },

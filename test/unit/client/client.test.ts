@@ -171,11 +171,13 @@ describe("the seven operations", () => {
       ...storedApi(),
       metadata: { ...storedApi().metadata, deletionTimestamp: "2026-03-01T12:00:00Z" },
     };
+    // 200 with the object as kube-apiserver answers (202 for the deprecated orphanDependents=false).
     const { peer, client } = await setup((_request, response, index) =>
-      index === 0
-        ? json(response, 202, terminating)
+      index < 2
+        ? json(response, index === 0 ? 200 : 202, terminating)
         : json(response, 200, { kind: "Status", apiVersion: "v1", status: "Success", code: 200 }),
     );
+    await expect(client.services.delete("api")).resolves.toEqual(terminating);
     await expect(client.services.delete("api")).resolves.toEqual(terminating);
     await expect(client.services.delete("api")).resolves.toBeUndefined();
     expect(line(peer.requests[0])).toBe(`DELETE ${SERVICES}/api`);

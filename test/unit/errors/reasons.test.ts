@@ -52,6 +52,18 @@ describe("Status bodies", () => {
     });
   });
 
+  it("leaves empty details out of a failure, as Go's omitempty does on kube-apiserver", () => {
+    for (const status of [
+      failureStatus("BadRequest", "bad"),
+      failureStatus("Expired", "too old", {}),
+      failureStatus("Gone", "gone", { name: undefined }),
+    ]) {
+      expect(status).not.toHaveProperty("details");
+      expect(JSON.parse(JSON.stringify(status))).not.toHaveProperty("details");
+    }
+    expect(failureStatus("NotFound", "missing", { name: "a" }).details).toEqual({ name: "a" });
+  });
+
   it("builds a success without message nor reason", () => {
     expect(successStatus({ name: "a" })).toEqual({
       kind: "Status",
