@@ -1,9 +1,20 @@
 import { ApiError } from "../../sdk/errors";
-import type { KindName } from "../../sdk/schema";
+import { isPlaceholder, type KindName, secretPaths } from "../../sdk/schema";
+import { formatPath } from "../../sdk/schema/violation";
+import { isRecord } from "../../sdk/shared/records";
 import { admit, readEnvelope } from "../../server/admission";
+import { valueAt } from "../../server/records";
 import type { StoredObject } from "../../server/storage";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
-import { SECRET_ANNOTATION, type SecretKeeper, sameValues, secretNameOf, splitSecrets } from "./secrets";
+import {
+  joinSecrets,
+  SECRET_ANNOTATION,
+  type SecretKeeper,
+  type SecretValues,
+  sameValues,
+  secretNameOf,
+  splitSecrets,
+} from "./secrets";
 
 /**
  * The two webhooks, both from the local server's admission code (server/admission): what one server
@@ -20,12 +31,21 @@ import { SECRET_ANNOTATION, type SecretKeeper, sameValues, secretNameOf, splitSe
 const stored = (object: Record<string, unknown> | null | undefined) =>
   (object ?? undefined) as StoredObject | undefined;
 
-/** The local server's admission of the request's object, or the Status it refuses it with. */
-function admitted(request: AdmissionRequest) {
+/**
+ * The local server's admission of the request's object, or the Status it refuses it with. `previousValues`
+ * (the Secret the old object names) go back in place of its placeholders, so that a placeholder the client
+ * sends back is restored to the stored value, as on the local server, before the value is judged.
+ */
+function admitted(request: AdmissionRequest, previousValues: SecretValues = {}) {
   const kind: KindName = request.kind.kind;
   try {
     const envelope = readEnvelope(kind, request.object);
-    return { ok: true as const, ...admit(kind, envelope, "Ignore", stored(request.oldObject)) };
+    const old = request.oldObject ?? undefined;
+    const existing =
+      old === undefined || !isRecord(old.spec)
+        ? old
+        : { ...old, spec: joinSecrets(kind, old.spec, previousValues) };
+    return { ok: true as const, ...admit(kind, envelope, "Ignore", stored(existing)) };
   } catch (error) {
     if (error instanceof ApiError) return { ok: false as const, status: error.status };
     throw error;
@@ -35,15 +55,33 @@ function admitted(request: AdmissionRequest) {
 export function validate(request: AdmissionRequest): AdmissionResponse {
   const result = admitted(request);
   // Its warnings were sent by the mutating webhook, about the object as the client wrote it.
-  return result.ok ? allow(request.uid) : deny(request.uid, result.status);
+  if (result.ok || onlyAtPlaceholders(request, result.status.details?.causes ?? []))
+    return allow(request.uid);
+  return deny(request.uid, result.status);
+}
+
+/**
+ * Whether every cause is about a secret value the object holds as a placeholder: the mutating webhook put
+ * it there after judging the value it took out (which this webhook cannot read back on a dry run), so a
+ * rule on the value (key-data-base64) must not judge the placeholder.
+ */
+function onlyAtPlaceholders(request: AdmissionRequest, causes: readonly { field?: string }[]): boolean {
+  const spec = request.object?.spec;
+  if (causes.length === 0 || !isRecord(spec)) return false;
+  const placeholders = new Set(
+    secretPaths(request.kind.kind, spec)
+      .filter((path) => isPlaceholder(valueAt(spec, path)))
+      .map((path) => formatPath(["spec", ...path])),
+  );
+  return causes.every(({ field }) => field !== undefined && placeholders.has(field));
 }
 
 export async function mutate(request: AdmissionRequest, secrets: SecretKeeper): Promise<AdmissionResponse> {
-  const result = admitted(request);
-  if (!result.ok) return allow(request.uid);
-  const kind = request.kind.kind;
   const previous = request.oldObject ?? undefined;
   const previousValues = await secrets.valuesOf(previous);
+  const result = admitted(request, previousValues);
+  if (!result.ok) return allow(request.uid);
+  const kind = request.kind.kind;
   const { spec, values } = splitSecrets(kind, result.object.spec, previousValues);
 
   let secretName = secretNameOf(previous);
