@@ -5,9 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Agent, type Dispatcher } from "undici";
 import { stringify } from "yaml";
-import { crdFile } from "../../../kube/crds";
-import { startKube } from "../../../kube/env";
-import { KIND_NAMES, KINDS } from "../../../sdk/schema";
+import { startKubeApi } from "../../../kube/api";
 import {
   type CallOptions,
   call,
@@ -18,7 +16,6 @@ import {
 } from "../../helpers/server";
 import { type OpenWatch, openWatch } from "../../helpers/watch";
 
-const REPO = path.resolve(__dirname, "../../..");
 const run = promisify(execFile);
 
 export type BackendName = "local" | "kube";
@@ -63,18 +60,12 @@ export async function startLocalBackend(): Promise<Backend> {
   });
 }
 
-/** etcd + kube-apiserver with the CRDs applied and Established. */
+/**
+ * etcd + kube-apiserver with the CRDs Established and the admission webhook called (startKubeApi), as a
+ * deployment runs them.
+ */
 export async function startKubeBackend(): Promise<Backend> {
-  const kube = await startKube();
-  const kubectl = (...args: string[]) => run("kubectl", [`--kubeconfig=${kube.kubeconfig}`, ...args]);
-  try {
-    await kubectl("apply", ...KIND_NAMES.flatMap((kind) => ["-f", path.join(REPO, crdFile(kind))]));
-    const names = KIND_NAMES.map((kind) => `crd/${KINDS[kind].plural}.${KINDS[kind].group}`);
-    await kubectl("wait", "--for=condition=Established", "--timeout=60s", ...names);
-  } catch (error) {
-    await kube.close();
-    throw error;
-  }
+  const kube = await startKubeApi();
   const dispatcher = new Agent({ connect: { ca: kube.caCert } });
   const headers = { authorization: `Bearer ${kube.token}` };
   return backend("kube", kube.url, headers, dispatcher, kube.kubeconfig, async () => {

@@ -25,12 +25,6 @@ export interface Differences {
    * answers 410 Expired at once.
    */
   exactListOfOlderVersion: "served" | "expired";
-  /**
-   * How a 422 cause's message begins, for a value of the wrong type at `field`: kube-apiserver starts with
-   * the kind of error, as its field.Error prints it; the local server with the field path, as the schema's
-   * own messages read. The `field` itself is the same on both.
-   */
-  typeCausePrefix: (field: string) => string;
 }
 
 export const DIFFERENCES: Record<BackendName, Differences> = {
@@ -38,12 +32,10 @@ export const DIFFERENCES: Record<BackendName, Differences> = {
     statusSubresources: true,
     proxyDeletionGrace: false,
     exactListOfOlderVersion: "served",
-    typeCausePrefix: () => "Invalid value: ",
   },
   local: {
     statusSubresources: false,
     proxyDeletionGrace: true,
     exactListOfOlderVersion: "expired",
-    typeCausePrefix: (field) => `${field}: `,
   },
 };
