@@ -1,10 +1,19 @@
 // The pinned Pulumi toolchain, for code that drives the CLI through the Automation API (the demo, the tests).
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 
 const repo = path.resolve(__dirname, "../..").replace(/\/dist$/, "");
+
+/**
+ * The exact `@pulumi/pulumi` version the project builds and tests with, and so the version of the CLI it builds
+ * (scripts/toolchain/build.sh reads the same entry): package.json declares a range for users, the lockfile pins it.
+ */
+export function pinnedPulumiVersion(): string {
+  const lock = JSON.parse(readFileSync(path.join(repo, "package-lock.json"), "utf8"));
+  return lock.packages["node_modules/@pulumi/pulumi"].version;
+}
 
 /** The pinned toolchain's bin directory, built on first use by the same script `npm run pulumi` uses. */
 export function toolchainBinDir(): string {

@@ -3,12 +3,13 @@
 // byte-compiles the Python SDK: the SDKs of other languages, not committed. The committed Node SDK
 // (sdk/native) is written by `npm run generate`; `--check` fails when it is stale, as `generate --check` does.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SCHEMA_FILE } from "../../provider/native/schema-file";
 import { REPO } from "../lib/docs";
 import { GENERATE_COMMAND } from "../lib/generated-header";
+import { pinnedPulumiVersion } from "../lib/pulumi";
 import { goEnvironment } from "./go-host";
 import { committedSdk, differences } from "./node-sdk";
 import { generateSdks } from "./sdk-generator";
@@ -28,8 +29,7 @@ function timed<T>(what: string, run: () => T): T {
 /** A go.mod beside the generated packages, so `go build` resolves the Pulumi Go SDK this package pins. */
 function buildGoSdk(): void {
   const dir = path.join(OUT, "go");
-  const { dependencies } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
-  const version = dependencies["@pulumi/pulumi"];
+  const version = pinnedPulumiVersion();
   writeFileSync(
     path.join(dir, "go.mod"),
     `module github.com/exampledev/pulumi-exampledev/sdk/go\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${version}\n`,

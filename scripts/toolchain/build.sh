@@ -8,8 +8,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# The CLI must match the @pulumi/pulumi npm dependency: read the version from there, not from a second copy.
-version=$(node -p "require('$repo/package.json').dependencies['@pulumi/pulumi']")
+# The CLI must match the @pulumi/pulumi SDK the project builds and tests with: package.json declares a range
+# (^3.x, as Pulumi's own packages do), so read the exact version the lockfile pins, not a second copy of it.
+version=$(node -p "require('$repo/package-lock.json').packages['node_modules/@pulumi/pulumi'].version")
 cache_root=${EXAMPLEDEV_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/exampledev-pulumi}
 bin_dir="$cache_root/pulumi-v$version/bin"
 

@@ -3,10 +3,11 @@
 // v3.60.0 (scripts/native/go-host.ts); the program in fixtures/native-go runs `up` and `destroy` through the
 // installed plugin and the real CLI.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pinnedPulumiVersion } from "../../scripts/lib/pulumi";
 import { goEnvironment, goLanguageHostDir } from "../../scripts/native/go-host";
 import { installPlugin } from "../../scripts/native/plugin-install";
 import { type Client, createClient } from "../../sdk/client";
@@ -50,7 +51,6 @@ describe("a Go program on the generated Go SDK, through the native plugin", () =
     // A copy outside the repository, its go.mod pointing at the generated SDK.
     project = mkdtempSync(path.join(tmpdir(), "exampledev-native-go-"));
     cpSync(path.join(__dirname, "fixtures/native-go"), project, { recursive: true });
-    const { dependencies } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
     writeFileSync(
       path.join(project, "go.mod"),
       [
@@ -58,7 +58,7 @@ describe("a Go program on the generated Go SDK, through the native plugin", () =
         "",
         "go 1.24",
         "",
-        `require github.com/pulumi/pulumi/sdk/v3 v${dependencies["@pulumi/pulumi"]}`,
+        `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
         "require github.com/exampledev/pulumi-exampledev/sdk/go v0.0.0",
         "",
         `replace github.com/exampledev/pulumi-exampledev/sdk/go => ${GO_SDK}`,
