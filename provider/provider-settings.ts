@@ -6,6 +6,7 @@ import {
   resolveSettings,
   validationDeferredToPolicies,
 } from "./settings";
+import { reportWarning } from "./step-warnings";
 
 /** How the provider writes: PUT/POST (the default) or server-side apply, and whether it may take over fields. */
 export interface WriteMode {
@@ -27,7 +28,10 @@ export interface ProviderSettings {
    */
   serverDryRun(): boolean;
   writeMode(): WriteMode;
-  /** The one client (and so one connection pool) of these settings, made at the first API call. */
+  /**
+   * The one client (and so one connection pool) of these settings, made at the first API call. Its warnings
+   * go to the step they were answered in (`withStepWarnings`).
+   */
   client(): Client;
   /** Closes the client, if one was made: the settings of the next configure replace these. */
   close(): void;
@@ -50,7 +54,7 @@ export function providerSettings(config: ConfigSource): ProviderSettings {
     serverDryRun,
     writeMode,
     client: () => {
-      client ??= createClient(apiSettings());
+      client ??= createClient({ ...apiSettings(), onWarning: reportWarning });
       return client;
     },
     close: () => void client?.close(),

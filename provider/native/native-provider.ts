@@ -10,6 +10,7 @@ import { PartialFailure } from "../partial-failure";
 import { NO_CONFIG, providerSettings } from "../provider-settings";
 import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
+import { withStepWarnings } from "../step-warnings";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
 import { conceal, type Path, reveal } from "./wire-secrets";
 
@@ -65,10 +66,19 @@ function configSource(values: Props): ConfigSource {
   };
 }
 
+/** Shows a warning of the API on a resource: the engine's log, severity warning, with the resource's URN. */
+export type ResourceWarningSink = (urn: string, text: string) => Promise<void>;
+
 export class NativeProvider {
   private readonly cores = new Map<KindName, ObjectProvider>();
   /** One settings object (so one client) for every kind, from the last configure. */
   private settings = providerSettings(NO_CONFIG);
+
+  /**
+   * `warn` receives the API's `Warning` texts of each create, update, read and delete, each distinct text once
+   * per step, before the step answers.
+   */
+  constructor(private readonly warn?: ResourceWarningSink) {}
 
   private core(kind: KindName): ObjectProvider {
     let core = this.cores.get(kind);
@@ -152,8 +162,10 @@ export class NativeProvider {
   ): Promise<{ id: string; properties: Props }> {
     const { kind } = parseUrn(urn);
     const { plain, secrets } = reveal(properties);
-    const result = await this.guard(kind, secrets, () =>
-      this.core(kind).create(withAwait(plain as ObjectInputs, timeoutSeconds)),
+    const result = await this.step(urn, () =>
+      this.guard(kind, secrets, () =>
+        this.core(kind).create(withAwait(plain as ObjectInputs, timeoutSeconds)),
+      ),
     );
     return { id: result.id, properties: this.outputs(kind, result.outs, secrets) };
   }
@@ -161,11 +173,13 @@ export class NativeProvider {
   async update(id: string, urn: string, olds: Props, news: Props, timeoutSeconds: number): Promise<Props> {
     const { kind } = parseUrn(urn);
     const { plain, secrets } = reveal(news);
-    const result = await this.guard(kind, secrets, () =>
-      this.core(kind).update(
-        id,
-        reveal(olds).plain as ObjectOutputs,
-        withAwait(plain as ObjectInputs, timeoutSeconds),
+    const result = await this.step(urn, () =>
+      this.guard(kind, secrets, () =>
+        this.core(kind).update(
+          id,
+          reveal(olds).plain as ObjectOutputs,
+          withAwait(plain as ObjectInputs, timeoutSeconds),
+        ),
       ),
     );
     return this.outputs(kind, result.outs, secrets);
@@ -184,7 +198,7 @@ export class NativeProvider {
     const state = importing
       ? ({ metadata: { name: id }, spec: {}, status: {}, logicalName } as ObjectOutputs)
       : (plain as ObjectOutputs);
-    const result = await this.core(kind).read(id, state);
+    const result = await this.step(urn, () => this.core(kind).read(id, state));
     if (!result.id) return { id: "", properties: {}, inputs: {} };
     const outputs = result.props as ObjectOutputs;
     const { name, labels, annotations } = outputs.metadata;
@@ -206,10 +220,18 @@ export class NativeProvider {
   async delete(id: string, urn: string, properties: Props, timeoutSeconds: number): Promise<void> {
     const { kind } = parseUrn(urn);
     const state = reveal(properties).plain as ObjectOutputs;
-    await this.core(kind).delete(id, {
-      ...state,
-      await: { ...(timeoutSeconds > 0 && { timeoutSeconds }) },
-    });
+    await this.step(urn, () =>
+      this.core(kind).delete(id, {
+        ...state,
+        await: { ...(timeoutSeconds > 0 && { timeoutSeconds }) },
+      }),
+    );
+  }
+
+  /** Runs one step of the resource `urn`, its API warnings shown on it (see the constructor). */
+  private step<T>(urn: string, run: () => Promise<T>): Promise<T> {
+    const warn = this.warn;
+    return withStepWarnings(warn && ((text) => warn(urn, text)), run);
   }
 
   /** Runs a write; a partial failure's properties get the same treatment as outputs. */

@@ -86,8 +86,8 @@ function checkResponse(outcome: CheckOutcome): providerProto.CheckResponse {
 }
 
 /**
- * Sends a message to the engine's log (the replace reasons): the CLI prints it beside the diff. A warning,
- * since a replacement deletes the live object.
+ * Sends warnings to the engine's log, on a resource: the replace reasons (the CLI prints them beside the
+ * diff; a warning, since a replacement deletes the live object) and the API's `Warning` headers.
  */
 class EngineLog {
   private readonly client: engineRpc.EngineClient | undefined;
@@ -113,8 +113,8 @@ class EngineLog {
 
 /** The ResourceProvider service, given the engine's address (its first argument) and the plugin's version. */
 export function providerService(version: string, engineAddress: string | undefined) {
-  const provider = new NativeProvider();
   const log = new EngineLog(engineAddress);
+  const provider = new NativeProvider((urn, text) => log.warn(urn, text));
   let schema: string | undefined;
   return {
     getPluginInfo: answer<emptyProto.Empty, pluginProto.PluginInfo>(() => {

@@ -3,6 +3,7 @@ import { DEFAULT_RETRY, type RetryOptions } from "./retry";
 import { baseUrlProblem, DEFAULT_TIMEOUT_MS } from "./settings";
 import { realSleep, type Sleep, Transport } from "./transport";
 import type { KindTypes, ResourceClient } from "./types";
+import type { WarningHandler } from "./warnings";
 
 export interface ClientOptions {
   /** `https://api.example.dev` or `http://127.0.0.1:8080`; a path prefix is kept. No credentials in it. */
@@ -19,6 +20,12 @@ export interface ClientOptions {
   retry?: Partial<Omit<RetryOptions, "maxRetries">>;
   /** Replaces the real timer between retries and polls, for tests. */
   sleep?: Sleep;
+  /**
+   * Given each `Warning` (code 299) of every answer, as client-go's `WarningHandler` is: advisory rules an
+   * object breaks, unknown fields the server dropped. Default: none (warnings are dropped). A call's own
+   * `onWarning` (see `CallOptions`) is given them too, after this one.
+   */
+  onWarning?: WarningHandler;
 }
 
 type ClientOf<K extends keyof KindTypes> = ResourceClient<KindTypes[K]["object"], KindTypes[K]["input"]>;
@@ -42,7 +49,12 @@ export function createClient(options: ClientOptions): Client {
     retry: { ...DEFAULT_RETRY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries },
     sleep,
   });
-  const context = { transport, sleep, redact: options.token ? [options.token] : [] };
+  const context = {
+    transport,
+    sleep,
+    redact: options.token ? [options.token] : [],
+    ...(options.onWarning !== undefined && { onWarning: options.onWarning }),
+  };
   return {
     proxies: resourceClient("Proxy", context),
     services: resourceClient("Service", context),

@@ -40,4 +40,11 @@ export type {
   WaitOptions,
   WriteOptions,
 } from "./types";
+export {
+  type ApiWarning,
+  MISC_PERSISTENT_WARNING,
+  parseWarningHeaders,
+  type WarningHandler,
+  warningsOf,
+} from "./warnings";
 export type { WatchEvent, WatchEventType, WatchOptions, WatchStream } from "./watch";

@@ -6,6 +6,7 @@ import {
   TransportError,
   WaitTimeoutError,
 } from "../errors";
+import { redactValues } from "../errors/redact";
 import { KINDS, type KindName } from "../schema";
 import { isOwnCreate, mayHaveStored, storedAfterFailedCreate, withCreateToken } from "./own-create";
 import { resourcePath, withQuery } from "./paths";
@@ -28,6 +29,7 @@ import type {
   WaitOptions,
   WriteOptions,
 } from "./types";
+import type { ApiWarning, WarningHandler } from "./warnings";
 import { type WatchOptions, type WatchStream, watchStream } from "./watch";
 
 const PATCH_CONTENT_TYPES = {
@@ -42,8 +44,10 @@ const APPLY_CONTENT_TYPE = "application/apply-patch+yaml";
 export interface ResourceClientContext {
   transport: Transport;
   sleep: Sleep;
-  /** Values no error may contain, whatever the request (the API token). */
+  /** Values no error or warning may contain, whatever the request (the API token). */
   redact: readonly string[];
+  /** The client's warning handler (`ClientOptions.onWarning`). */
+  onWarning?: WarningHandler;
 }
 
 /** The typed operations of one kind over the shared transport. */
@@ -86,11 +90,12 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     const path = withQuery(resourcePath(this.kind), { fieldValidation, fieldManager, dryRun });
     const body = this.envelope(createToken === undefined ? object : withCreateToken(object, createToken));
     const recognisesOwnCreate = createToken !== undefined;
+    const secrets = secretValuesOf(this.kind, specOf(object));
     let error: Error;
     try {
-      const response = await this.send({ method: "POST", path, body, recognisesOwnCreate, ...call });
+      const response = await this.send({ method: "POST", path, body, recognisesOwnCreate, ...call }, secrets);
       if (isSuccess(response)) return response.body as T;
-      error = this.error(response, name, secretValuesOf(this.kind, specOf(object)));
+      error = this.error(response, name, secrets);
     } catch (failure) {
       if (!(failure instanceof TransportError)) throw failure;
       error = failure;
@@ -123,8 +128,9 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
     const metadata = { ...(object as { metadata?: object }).metadata };
     const body = this.envelope({ ...object, metadata: { name, ...metadata } });
-    const response = await this.send({ method: "PUT", path, body, ...call });
-    return this.expect(response, name, secretValuesOf(this.kind, specOf(object)));
+    const secrets = secretValuesOf(this.kind, specOf(object));
+    const response = await this.send({ method: "PUT", path, body, ...call }, secrets);
+    return this.expect(response, name, secrets);
   }
 
   patch(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
@@ -141,10 +147,10 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     const { type, fieldValidation, fieldManager, dryRun, ...call } = options;
     const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
     const contentType = PATCH_CONTENT_TYPES[type];
-    const response = await this.send({ method: "PATCH", path, body: patch, contentType, ...call });
     const secrets = Array.isArray(patch)
       ? secretValuesOfJsonPatch(this.kind, patch)
       : secretValuesOf(this.kind, specOf(patch));
+    const response = await this.send({ method: "PATCH", path, body: patch, contentType, ...call }, secrets);
     return this.expect(response, name, secrets);
   }
 
@@ -159,14 +165,12 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     });
     const metadata = { ...(configuration as { metadata?: object }).metadata };
     const body = this.envelope({ ...configuration, metadata: { name, ...metadata } });
-    const response = await this.send({
-      method: "PATCH",
-      path,
-      body,
-      contentType: APPLY_CONTENT_TYPE,
-      ...call,
-    });
-    return this.expect(response, name, secretValuesOf(this.kind, specOf(configuration)));
+    const secrets = secretValuesOf(this.kind, specOf(configuration));
+    const response = await this.send(
+      { method: "PATCH", path, body, contentType: APPLY_CONTENT_TYPE, ...call },
+      secrets,
+    );
+    return this.expect(response, name, secrets);
   }
 
   async delete(name: string, options: DeleteOptions = {}): Promise<T | undefined> {
@@ -212,7 +216,13 @@ class KindClient<T, I> implements ResourceClient<T, I> {
       labelSelector,
       fieldSelector,
     });
-    const response = await this.context.transport.stream({ method: "GET", path, ...(signal && { signal }) });
+    const onWarning = this.warningHandler(undefined, []);
+    const response = await this.context.transport.stream({
+      method: "GET",
+      path,
+      ...(signal && { signal }),
+      ...(onWarning && { onWarning }),
+    });
     if (!response.open) {
       throw this.error(
         { statusCode: response.statusCode, body: response.answer, replayed: false },
@@ -234,8 +244,33 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     }
   }
 
-  private send(request: HttpRequest): Promise<HttpResponse> {
-    return this.context.transport.send(request);
+  /** Sends `request`; its answer's warnings go to the client's handler, then the call's, without `secrets`. */
+  private send(request: HttpRequest, secrets: readonly string[] = []): Promise<HttpResponse> {
+    const onWarning = this.warningHandler(request.onWarning, secrets);
+    return this.context.transport.send({ ...request, ...(onWarning && { onWarning }) });
+  }
+
+  /**
+   * The client's handler, then the call's, given texts without the token or the request's secret values (the
+   * server redacts its warnings already; this holds for any server). A handler that throws is skipped.
+   */
+  private warningHandler(
+    own: WarningHandler | undefined,
+    secrets: readonly string[],
+  ): WarningHandler | undefined {
+    const handlers = [this.context.onWarning, own].filter((handler) => handler !== undefined);
+    if (handlers.length === 0) return undefined;
+    const redact = [...this.context.redact, ...secrets];
+    return (warning: ApiWarning) => {
+      const safe = { ...warning, text: redactValues(warning.text, redact) };
+      for (const handler of handlers) {
+        try {
+          handler(safe);
+        } catch {
+          // Reporting a warning must not change the call's outcome.
+        }
+      }
+    };
   }
 
   /** The answer's body, or the ApiError it stands for. */

@@ -3,6 +3,7 @@ import type { Dispatcher, Pool } from "undici";
 import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
 import { type Sleep, withOverrides } from "../shared/retry";
 import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
+import { type WarningHandler, warningsOf } from "./warnings";
 
 export { realSleep, type Sleep } from "../shared/retry";
 
@@ -30,6 +31,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
+  /** Given the warnings of this request's answer. */
+  onWarning?: WarningHandler;
 }
 
 export interface HttpResponse {
@@ -53,10 +56,15 @@ interface Failure {
   cause: unknown;
 }
 
-type Attempt = { outcome: AttemptOutcome } & (
-  | { response: { statusCode: number; text: string; contentType: string | undefined } }
-  | { failure: Failure }
-);
+interface Answer {
+  statusCode: number;
+  text: string;
+  contentType: string | undefined;
+  /** The `Warning` header line(s), unparsed. */
+  warnings: string | string[] | undefined;
+}
+
+type Attempt = { outcome: AttemptOutcome } & ({ response: Answer } | { failure: Failure });
 
 /** The request certainly never left: nothing to undo, so any request may be repeated. */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -94,6 +102,8 @@ export class Transport {
       const wait = retryDelay(request, attempt.outcome, retriesSoFar, retry);
       if (wait === undefined) {
         if ("failure" in attempt) throw this.transportError(request, attempt.failure, retriesSoFar + 1);
+        // The answer the caller gets: an attempt that is retried says nothing about the request that counts.
+        this.warn(request, attempt.response.warnings);
         return { ...this.parse(request, attempt.response), replayed };
       }
       replayed ||= attempt.outcome.type === "response" || attempt.outcome.mayHaveReachedServer;
@@ -129,10 +139,16 @@ export class Transport {
       throw this.transportError(request, failure, 1);
     }
     const statusCode = answer.statusCode;
+    const warnings = answer.headers.warning;
+    this.warn(request, warnings);
     if (statusCode === 200) return { open: true, body: answer.body };
     const text = await answer.body.text();
     const contentType = firstHeader(answer.headers["content-type"]);
-    return { open: false, statusCode, answer: this.parse(request, { statusCode, text, contentType }).body };
+    return {
+      open: false,
+      statusCode,
+      answer: this.parse(request, { statusCode, text, contentType, warnings }).body,
+    };
   }
 
   private async attempt(request: HttpRequest): Promise<Attempt> {
@@ -153,7 +169,12 @@ export class Transport {
       const statusCode = answer.statusCode;
       return {
         outcome: { type: "response", statusCode, retryAfter: firstHeader(answer.headers["retry-after"]) },
-        response: { statusCode, text, contentType: firstHeader(answer.headers["content-type"]) },
+        response: {
+          statusCode,
+          text,
+          contentType: firstHeader(answer.headers["content-type"]),
+          warnings: answer.headers.warning,
+        },
       };
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
@@ -171,10 +192,20 @@ export class Transport {
     };
   }
 
-  private parse(
-    request: HttpRequest,
-    response: { statusCode: number; text: string; contentType: string | undefined },
-  ): Omit<HttpResponse, "replayed"> {
+  /** Hands the 299 warnings of an answer to the request's handler. */
+  private warn(request: HttpRequest, header: string | string[] | undefined): void {
+    if (header === undefined || request.onWarning === undefined) return;
+    for (const warning of warningsOf(header)) {
+      try {
+        request.onWarning(warning);
+      } catch {
+        // The request succeeded or failed on its own: a handler's error must not change that (a create that
+        // stored the object would look failed).
+      }
+    }
+  }
+
+  private parse(request: HttpRequest, response: Answer): Omit<HttpResponse, "replayed"> {
     const { statusCode, text, contentType } = response;
     if (text === "") return { statusCode, body: undefined };
     try {

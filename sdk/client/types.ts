@@ -8,6 +8,7 @@ import type {
   ServiceSpecInput,
 } from "../schema";
 import type { ObjectStatus, ServiceStatus } from "../schema/status";
+import type { WarningHandler } from "./warnings";
 import type { WatchOptions, WatchStream } from "./watch";
 
 export type { Condition, ConditionStatus, ObjectStatus, ServiceStatus } from "../schema/status";
@@ -121,6 +122,12 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Overrides the client's `maxRetries`. */
   maxRetries?: number;
+  /**
+   * Given each `Warning` (code 299) of this call's answers, after the client's `onWarning`: advisory rules the
+   * object breaks, unknown fields the server dropped. A create that looks its object up after a lost answer
+   * reports the lookup's warnings too.
+   */
+  onWarning?: WarningHandler;
 }
 
 export interface ListOptions extends CallOptions {

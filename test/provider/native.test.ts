@@ -8,7 +8,7 @@ import { type Client, createClient } from "../../sdk/client";
 import { NATIVE_TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { PLACEHOLDERS } from "../../sdk/schema";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { proxyWithKeys, SECRETS } from "./fixtures";
+import { digestService, proxyWithKeys, REPO, SECRETS } from "./fixtures";
 
 const urn = (kind: keyof typeof NATIVE_TYPE_TOKENS, name: string) =>
   `urn:pulumi:dev::app::${NATIVE_TYPE_TOKENS[kind]}::${name}`;
@@ -92,5 +92,45 @@ describe("the native plugin's operations against the server", () => {
     // Printed, not asserted: a timing.
     console.log(`[native provider] delete with a 1 s custom timeout failed after ${Date.now() - started} ms`);
     expect(String(failure)).toMatch(/timed out after 1s waiting for the object to be deleted/);
+  });
+
+  it("shows the API's warnings of each step on its resource, each text once per step, steps kept apart", async () => {
+    const shown: { urn: string; text: string }[] = [];
+    const warned = new NativeProvider(async (urn, text) => {
+      shown.push({ urn, text });
+    });
+    warned.configure({ "exampledev:baseUrl": server.url }, {});
+    // Two Services created at once over the one client: one breaks two advisory rules, one breaks none.
+    const lax = { ...digestService(REPO), revisionHistoryLimit: 1 };
+    const laxSpec = {
+      ...lax,
+      template: { spec: { ...lax.template.spec, backend: { protocol: "http1", port: 8080 } } },
+    };
+    const checked = async (name: string, spec: object) =>
+      (await warned.check(urn("Service", name), {}, { metadata: { name: `warned-${name}` }, spec })).inputs;
+    const [laxInputs, tidyInputs] = await Promise.all([
+      checked("lax", laxSpec),
+      checked("tidy", digestService(REPO)),
+    ]);
+    const [created] = await Promise.all([
+      warned.create(urn("Service", "lax"), laxInputs, 60),
+      warned.create(urn("Service", "tidy"), tidyInputs, 60),
+    ]);
+    const texts = shown.map((entry) => entry.text);
+    expect(shown.every((entry) => entry.urn === urn("Service", "lax"))).toBe(true);
+    expect(texts).toHaveLength(2);
+    expect(new Set(texts).size).toBe(2);
+    expect(texts.some((text) => text.startsWith("spec.revisionHistoryLimit:"))).toBe(true);
+    expect(texts.some((text) => text.includes("backend.port"))).toBe(true);
+
+    // The next step (an update) is told again, once.
+    shown.length = 0;
+    const changed = { ...laxSpec, template: { spec: { ...laxSpec.template.spec, env: [] } } };
+    const { inputs: news } = await warned.check(urn("Service", "lax"), laxInputs, {
+      metadata: { name: "warned-lax" },
+      spec: changed,
+    });
+    await warned.update("warned-lax", urn("Service", "lax"), created.properties, news, 60);
+    expect(shown.map((entry) => entry.text).sort()).toEqual([...texts].sort());
   });
 });
