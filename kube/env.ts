@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -123,9 +123,36 @@ async function waitUntilReady(url: string, token: string, dispatcher: Agent, api
   );
 }
 
-export async function startKube(): Promise<KubeEnv> {
+export interface KubeOptions {
+  /**
+   * Keep everything in this directory (etcd's data, the keys, the admin token, the ports) and find it again
+   * on the next start with the same directory: the objects, and a kubeconfig that still works. Without it,
+   * a temporary directory that close() removes.
+   */
+  dir?: string;
+}
+
+/** What a kept directory remembers between starts, besides its files of keys and etcd's data. */
+interface Remembered {
+  token: string;
+  ports: [client: number, peer: number, secure: number];
+}
+
+const REMEMBERED = "kube.json";
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
   const binary = await apiserverBinary();
-  const dir = await mkdtemp(path.join(tmpdir(), "exampledev-kube-"));
+  const keep = options.dir !== undefined;
+  const dir = keep
+    ? path.resolve(options.dir as string)
+    : await mkdtemp(path.join(tmpdir(), "exampledev-kube-"));
+  if (keep) await mkdir(dir, { recursive: true, mode: 0o700 });
   const started: Started[] = [];
   let dispatcher: Agent | undefined;
   let closing: Promise<void> | undefined;
@@ -134,17 +161,22 @@ export async function startKube(): Promise<KubeEnv> {
       // The API server first: etcd going away under it only fills its log with retries.
       for (const { child } of started.reverse()) await stop(child);
       await dispatcher?.close();
-      await rm(dir, { recursive: true, force: true });
+      if (!keep) await rm(dir, { recursive: true, force: true });
     })();
     return closing;
   };
   try {
     const pki = await makePki(dir);
-    const token = randomBytes(24).toString("hex");
+    const state = path.join(dir, REMEMBERED);
+    const remembered: Remembered = (await exists(state))
+      ? JSON.parse(await readFile(state, "utf8"))
+      : { token: randomBytes(24).toString("hex"), ports: (await freePorts(3)) as Remembered["ports"] };
+    if (keep) await writeFile(state, JSON.stringify(remembered), { mode: 0o600 });
+    const { token } = remembered;
     const tokenFile = path.join(dir, "tokens.csv");
     await writeFile(tokenFile, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
 
-    const [clientPort, peerPort, securePort] = await freePorts(3);
+    const [clientPort, peerPort, securePort] = remembered.ports;
     const etcdUrl = `http://127.0.0.1:${clientPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     // etcd without TLS: it listens on loopback only, and only kube-apiserver talks to it.
@@ -204,6 +236,8 @@ export async function startKube(): Promise<KubeEnv> {
  */
 async function writeEncryptionConfig(dir: string): Promise<string> {
   const file = path.join(dir, "encryption.yaml");
+  // A kept directory's Secrets are encrypted with its key: a new one would make them unreadable.
+  if (await exists(file)) return file;
   const config = {
     apiVersion: "apiserver.config.k8s.io/v1",
     kind: "EncryptionConfiguration",

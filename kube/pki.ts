@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { access, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -28,27 +28,38 @@ const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"
 
 const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
 
+/** The key material in `dir`, made unless a previous start with the same directory made it. */
 export async function makePki(dir: string): Promise<Pki> {
+  const file = (name: string) => path.join(dir, name);
+  const made = await access(file("sa.key")).then(
+    () => true,
+    () => false,
+  );
+  if (!made) await makeNewPki(dir);
+  return {
+    caCert: await readFile(file("ca.crt"), "utf8"),
+    caFile: file("ca.crt"),
+    serverCertFile: file("kube-apiserver.crt"),
+    serverKeyFile: file("kube-apiserver.key"),
+    serviceAccountPublicFile: file("sa.pub"),
+    serviceAccountKeyFile: file("sa.key"),
+  };
+}
+
+async function makeNewPki(dir: string): Promise<void> {
   const file = (name: string) => path.join(dir, name);
   await run("openssl", [
     ...["req", "-x509", ...EC_KEY, "-subj", "/CN=exampledev-kube-ca"],
     ...extensions("basicConstraints=critical,CA:TRUE", "keyUsage=critical,keyCertSign,cRLSign"),
     ...out(dir, "ca"),
   ]);
-  const apiserver = await signServingCert(dir, "kube-apiserver");
+  await signServingCert(dir, "kube-apiserver");
   const serviceAccount = generateKeyPairSync("ec", { namedCurve: "P-256" });
   await writeFile(file("sa.pub"), serviceAccount.publicKey.export({ type: "spki", format: "pem" }));
+  // Written last: its presence says the rest was made.
   await writeFile(file("sa.key"), serviceAccount.privateKey.export({ type: "pkcs8", format: "pem" }), {
     mode: 0o600,
   });
-  return {
-    caCert: await readFile(file("ca.crt"), "utf8"),
-    caFile: file("ca.crt"),
-    serverCertFile: apiserver.certFile,
-    serverKeyFile: apiserver.keyFile,
-    serviceAccountPublicFile: file("sa.pub"),
-    serviceAccountKeyFile: file("sa.key"),
-  };
 }
 
 export interface ServingCert {
