@@ -20,6 +20,8 @@ import { chooseName } from "./naming";
 import { partialFailure } from "./partial-failure";
 import { NO_CONFIG, type ProviderSettings, providerSettings } from "./provider-settings";
 import { isManaged, type ObjectInputs, type ObjectOutputs, outputsOf, refreshedOutputs } from "./state";
+import { stepProgress } from "./step-log";
+import { WaitProgress } from "./wait-progress";
 import { writeStrategy } from "./write";
 import { find } from "./write/target";
 import { ObjectWriter } from "./write/writer";
@@ -231,10 +233,18 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     }
   }
 
-  private await(name: string, condition: Condition<AnyObject | undefined>, timeoutSeconds?: number) {
-    return waitFor(this.watch(), name, condition, {
-      timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
-    });
+  /** One wait; its progress goes to the running step's log when the host shows progress (the native plugin). */
+  private async await(name: string, condition: Condition<AnyObject | undefined>, timeoutSeconds?: number) {
+    const lines = stepProgress();
+    const progress = lines && new WaitProgress(lines);
+    try {
+      return await waitFor(this.watch(), name, condition, {
+        timeoutMs: (timeoutSeconds ?? DEFAULT_AWAIT_SECONDS) * 1000,
+        ...(progress && { onObservation: (observation) => progress.observe(observation) }),
+      });
+    } finally {
+      progress?.end();
+    }
   }
 
   /** The object under `name` if it is the one `state` manages (see `isManaged`). */

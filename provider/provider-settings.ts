@@ -6,7 +6,7 @@ import {
   resolveSettings,
   validationDeferredToPolicies,
 } from "./settings";
-import { reportWarning } from "./step-warnings";
+import { reportWarning } from "./step-log";
 
 /** How the provider writes: PUT/POST (the default) or server-side apply, and whether it may take over fields. */
 export interface WriteMode {
@@ -30,7 +30,7 @@ export interface ProviderSettings {
   writeMode(): WriteMode;
   /**
    * The one client (and so one connection pool) of these settings, made at the first API call. Its warnings
-   * go to the step they were answered in (`withStepWarnings`).
+   * go to the step they were answered in (`withStepLog`).
    */
   client(): Client;
   /** Closes the client, if one was made: the settings of the next configure replace these. */

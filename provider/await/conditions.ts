@@ -1,9 +1,12 @@
 import type { ObjectWithStatus } from "../../sdk/client/types";
 import {
   type Condition as ApiCondition,
+  BUILD_PHASES,
+  type BuildStatus,
   CONDITION_TYPES,
   conditionOf,
   isTerminalFailure,
+  type ServiceStatus,
 } from "../../sdk/schema/status";
 import type { Condition } from "./condition";
 
@@ -41,7 +44,10 @@ export function serviceAccepted(
         return { state: "failed", reason: "Deleted", message: "the object was deleted" };
       const observed = object.status?.observedGeneration ?? 0;
       if (observed < generation) {
-        return { state: "pending", message: `the controller has observed generation ${observed}` };
+        return {
+          state: "pending",
+          message: `waiting for the controller to observe generation ${generation}`,
+        };
       }
       const accepted = conditionOf(object, CONDITION_TYPES.Accepted);
       if (accepted === undefined || accepted.status === "Unknown") {
@@ -57,29 +63,102 @@ export function serviceAccepted(
       }
       // Any other False (a git source awaiting its build, a retry the controller has scheduled) may still
       // turn True: wait for it within the step's timeout, showing why it is not yet.
-      if (accepted.status === "False") return { state: "pending", message: accepted.message };
+      if (accepted.status === "False") {
+        return { state: "pending", message: buildProgress(object.status, now()) ?? accepted.message };
+      }
       const live = conditionOf(object, CONDITION_TYPES.LiveRevisionReady);
       if (live !== undefined && isTerminalFailure(live) && (live.observedGeneration ?? 0) >= generation) {
         return { state: "failed", reason: live.reason, message: live.message };
       }
-      return { state: "ready" };
+      return { state: "ready", ...optional(settled(object.status)) };
     },
   };
 }
 
+/** `branch@1a2b3c4`, or the branch alone while the fetch has not found the commit. */
+function buildRef(build: BuildStatus): string {
+  return build.commit ? `${build.branch}@${build.commit.slice(0, 7)}` : build.branch;
+}
+
+/** Whole seconds from `since` (an RFC 3339 time) to `now`; 0 for a time in the future or none. */
+function secondsSince(since: string | undefined, now: number): number {
+  const start = Date.parse(since ?? "");
+  return Number.isNaN(start) ? 0 : Math.max(0, Math.floor((now - start) / 1000));
+}
+
+/**
+ * What a git source's build in progress is doing, from `status.build`: "build of main queued", "building
+ * main: fetching (3s)", "building main@1a2b3c4 (20s)". Undefined when no build runs.
+ */
+export function buildProgress(status: ServiceStatus | undefined, now: number): string | undefined {
+  const build = status?.build;
+  if (build === undefined) return undefined;
+  if (build.phase === BUILD_PHASES.Pending) return `build of ${buildRef(build)} queued`;
+  if (build.phase !== BUILD_PHASES.Running) return undefined;
+  const elapsed = `(${secondsSince(build.startTime, now)}s)`;
+  return build.commit
+    ? `building ${buildRef(build)} ${elapsed}`
+    : `building ${build.branch}: fetching ${elapsed}`;
+}
+
+/** What a Service settled on: "built main@1a2b3c4; minted api-3f9c1a2b3c; live api-3f9c1a2b3c". */
+export function settled(status: ServiceStatus | undefined): string | undefined {
+  const built = status?.lastBuild;
+  const parts = [
+    ...(built?.phase === BUILD_PHASES.Succeeded && built.commit ? [`built ${buildRef(built)}`] : []),
+    ...(status?.latestRevision ? [`minted ${status.latestRevision}`] : []),
+    ...(status?.liveRevision ? [`live ${status.liveRevision}`] : []),
+  ];
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
+const optional = (message: string | undefined) => (message === undefined ? {} : { message });
+
+/** Kubernetes' propagation finalizer: the object goes after the objects it owns (its dependents). */
+const FOREGROUND_FINALIZER = "foregroundDeletion";
+
 /**
  * The object with this uid is gone from the API (Proxy deletion finishes after a grace period). Another object
- * under the same name, created since, is not the one awaited.
+ * under the same name, created since, is not the one awaited. While it terminates, says why it is still
+ * there: its dependents (a Foreground deletion), other finalizers, or a Proxy's drain.
  */
-export function deleted(uid: string): Condition<Observed> {
+export function deleted(uid: string, now: () => number = Date.now): Condition<Observed> {
+  /** When the deletion started, once a look saw the object terminating. */
+  let markedAt: string | undefined;
+  let drained = false;
   return {
     describe: () => "the object to be deleted",
-    observe: (object) =>
-      object === undefined || object.metadata.uid !== uid
-        ? { state: "ready" }
-        : {
-            state: "pending",
-            message: object.metadata.deletionTimestamp ? "deletion in progress" : "still present",
-          },
+    observe(object) {
+      if (object === undefined || object.metadata.uid !== uid) {
+        if (markedAt === undefined) return { state: "ready" };
+        const after = `${secondsSince(markedAt, now())}s`;
+        return {
+          state: "ready",
+          message: drained ? `drained for ${after}; deleted` : `deleted after ${after}`,
+        };
+      }
+      const { deletionTimestamp, deletionGracePeriodSeconds, finalizers = [] } = object.metadata;
+      if (!deletionTimestamp) return { state: "pending", message: "still present" };
+      markedAt = deletionTimestamp;
+      if (finalizers.includes(FOREGROUND_FINALIZER)) {
+        return {
+          state: "pending",
+          message: `waiting for its dependents to be deleted first (${FOREGROUND_FINALIZER})`,
+        };
+      }
+      if (finalizers.length > 0) {
+        return { state: "pending", message: `waiting for its finalizers: ${finalizers.join(", ")}` };
+      }
+      // No finalizer holds it: a Proxy draining for its grace period (the deletion's, when it asked for one).
+      drained = true;
+      const elapsed = secondsSince(deletionTimestamp, now());
+      return {
+        state: "pending",
+        message:
+          deletionGracePeriodSeconds === undefined
+            ? `draining for ${elapsed}s (the server's grace period)`
+            : `draining: terminates in ${Math.max(0, deletionGracePeriodSeconds - elapsed)}s`,
+      };
+    },
   };
 }

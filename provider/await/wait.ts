@@ -4,6 +4,11 @@ import type { ObjectSource } from "./source";
 
 export interface WaitSettings {
   timeoutMs: number;
+  /**
+   * Hears what every look said, in order: what is awaited now, and how the wait ended (a host that can show
+   * progress turns this into status lines; see `provider/wait-progress.ts`). It must not throw.
+   */
+  onObservation?: (observation: Observation) => void;
 }
 
 /**
@@ -16,7 +21,7 @@ export async function waitFor<T>(
   source: ObjectSource<T>,
   name: string,
   condition: Condition<T | undefined>,
-  { timeoutMs }: WaitSettings,
+  { timeoutMs, onObservation }: WaitSettings,
 ): Promise<T | undefined> {
   const stop = new AbortController();
   const deadline = setTimeout(() => stop.abort(new Error("deadline")), timeoutMs);
@@ -25,6 +30,7 @@ export async function waitFor<T>(
     for await (const object of source.observe(name, stop.signal)) {
       const observation = condition.observe(object);
       last = { object, observation };
+      onObservation?.(observation);
       if (observation.state === "ready") return object;
       if (observation.state === "failed") {
         throw new WaitFailedError(observation.message, observation.reason, object);

@@ -10,7 +10,7 @@ import { PartialFailure } from "../partial-failure";
 import { NO_CONFIG, providerSettings } from "../provider-settings";
 import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
-import { withStepWarnings } from "../step-warnings";
+import { withStepLog } from "../step-log";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
 import { conceal, type Path, reveal } from "./wire-secrets";
 
@@ -66,8 +66,15 @@ function configSource(values: Props): ConfigSource {
   };
 }
 
-/** Shows a warning of the API on a resource: the engine's log, severity warning, with the resource's URN. */
-export type ResourceWarningSink = (urn: string, text: string) => Promise<void>;
+/** What the plugin shows on a resource, by its URN: the engine's log. */
+export interface ResourceLog {
+  /** A warning of the API (severity warning). */
+  warn?(urn: string, text: string): Promise<void>;
+  /** What a wait waits for now: an ephemeral status line, replaced by the next. */
+  status?(urn: string, text: string): Promise<void>;
+  /** What a wait ended with (severity info, kept with the resource). */
+  info?(urn: string, text: string): Promise<void>;
+}
 
 export class NativeProvider {
   private readonly cores = new Map<KindName, ObjectProvider>();
@@ -75,10 +82,10 @@ export class NativeProvider {
   private settings = providerSettings(NO_CONFIG);
 
   /**
-   * `warn` receives the API's `Warning` texts of each create, update, read and delete, each distinct text once
-   * per step, before the step answers.
+   * `log` receives the API's `Warning` texts of each create, update, read and delete, each distinct text once
+   * per step, and the progress of each wait (`provider/wait-progress.ts`), before the step answers.
    */
-  constructor(private readonly warn?: ResourceWarningSink) {}
+  constructor(private readonly log: ResourceLog = {}) {}
 
   private core(kind: KindName): ObjectProvider {
     let core = this.cores.get(kind);
@@ -228,10 +235,17 @@ export class NativeProvider {
     );
   }
 
-  /** Runs one step of the resource `urn`, its API warnings shown on it (see the constructor). */
+  /** Runs one step of the resource `urn`, its API warnings and waits shown on it (see the constructor). */
   private step<T>(urn: string, run: () => Promise<T>): Promise<T> {
-    const warn = this.warn;
-    return withStepWarnings(warn && ((text) => warn(urn, text)), run);
+    const { warn, status, info } = this.log;
+    return withStepLog(
+      {
+        ...(warn && { warn: (text: string) => warn.call(this.log, urn, text) }),
+        ...(status && { status: (text: string) => status.call(this.log, urn, text) }),
+        ...(info && { info: (text: string) => info.call(this.log, urn, text) }),
+      },
+      run,
+    );
   }
 
   /** Runs a write; a partial failure's properties get the same treatment as outputs. */

@@ -86,8 +86,10 @@ function checkResponse(outcome: CheckOutcome): providerProto.CheckResponse {
 }
 
 /**
- * Sends warnings to the engine's log, on a resource: the replace reasons (the CLI prints them beside the
- * diff; a warning, since a replacement deletes the live object) and the API's `Warning` headers.
+ * Sends to the engine's log, on a resource: warnings (the replace reasons, which the CLI prints beside the
+ * diff, a warning since a replacement deletes the live object; the API's `Warning` headers), and a wait's
+ * progress: status lines as ephemeral info (the CLI shows the newest beside the resource's row while the step
+ * runs, and drops it after, as pulumi-kubernetes' `LogStatus`), its outcome as info.
  */
 class EngineLog {
   private readonly client: engineRpc.EngineClient | undefined;
@@ -100,21 +102,34 @@ class EngineLog {
   }
 
   warn(urn: string, message: string): Promise<void> {
+    return this.send(engineProto.LogSeverity.WARNING, urn, message, false);
+  }
+
+  status(urn: string, message: string): Promise<void> {
+    return this.send(engineProto.LogSeverity.INFO, urn, message, true);
+  }
+
+  info(urn: string, message: string): Promise<void> {
+    return this.send(engineProto.LogSeverity.INFO, urn, message, false);
+  }
+
+  private send(severity: engineProto.LogSeverity, urn: string, message: string, ephemeral: boolean) {
     const client = this.client;
     if (client === undefined) return Promise.resolve();
     const request = new engineProto.LogRequest();
-    request.setSeverity(engineProto.LogSeverity.WARNING);
+    request.setSeverity(severity);
     request.setUrn(urn);
     request.setMessage(message);
-    // A log that does not arrive must not fail the diff.
-    return new Promise((resolve) => client.log(request, () => resolve()));
+    request.setEphemeral(ephemeral);
+    // A log that does not arrive must not fail the step.
+    return new Promise<void>((resolve) => client.log(request, () => resolve()));
   }
 }
 
 /** The ResourceProvider service, given the engine's address (its first argument) and the plugin's version. */
 export function providerService(version: string, engineAddress: string | undefined) {
   const log = new EngineLog(engineAddress);
-  const provider = new NativeProvider((urn, text) => log.warn(urn, text));
+  const provider = new NativeProvider(log);
   let schema: string | undefined;
   return {
     getPluginInfo: answer<emptyProto.Empty, pluginProto.PluginInfo>(() => {

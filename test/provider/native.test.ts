@@ -94,10 +94,45 @@ describe("the native plugin's operations against the server", () => {
     expect(String(failure)).toMatch(/timed out after 1s waiting for the object to be deleted/);
   });
 
+  it("shows what a wait waits for as status lines on its resource, at most one a second, nothing after a timeout", async () => {
+    const lines: { urn: string; line: string; at: number }[] = [];
+    const logged = new NativeProvider({
+      status: async (urn, text) => void lines.push({ urn, line: `status: ${text}`, at: Date.now() }),
+      info: async (urn, text) => void lines.push({ urn, line: `info: ${text}`, at: Date.now() }),
+    });
+    logged.configure({ "exampledev:baseUrl": server.url }, {});
+    const { inputs } = await logged.check(
+      urn("Proxy", "draining"),
+      {},
+      { metadata: { name: "drain-edge" }, spec: {} },
+    );
+    const created = await logged.create(urn("Proxy", "draining"), inputs, 30);
+    // A create of a Proxy waits for nothing: no line.
+    expect(lines).toEqual([]);
+    const failure = await logged
+      .delete("drain-edge", urn("Proxy", "draining"), created.properties, 3)
+      .catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/timed out after 3s/);
+    // The server's grace (600 s) outlasts the timeout: the drain, second by second, and no outcome.
+    // (The deletion's time has whole seconds, so the first count is 0 or 1.)
+    const shown = lines.map((entry) => entry.line);
+    expect(shown.length).toBeGreaterThanOrEqual(2);
+    expect(shown.length).toBeLessThanOrEqual(4);
+    expect(
+      shown.every((line) => /^status: draining for \d+s \(the server's grace period\)$/.test(line)),
+    ).toBe(true);
+    expect(new Set(shown).size).toBe(shown.length);
+    expect(lines.every((entry) => entry.urn === urn("Proxy", "draining"))).toBe(true);
+    const gaps = lines.slice(1).map((entry, index) => entry.at - (lines[index] as { at: number }).at);
+    expect(gaps.every((gap) => gap >= 900)).toBe(true);
+  });
+
   it("shows the API's warnings of each step on its resource, each text once per step, steps kept apart", async () => {
     const shown: { urn: string; text: string }[] = [];
-    const warned = new NativeProvider(async (urn, text) => {
-      shown.push({ urn, text });
+    const warned = new NativeProvider({
+      warn: async (urn, text) => {
+        shown.push({ urn, text });
+      },
     });
     warned.configure({ "exampledev:baseUrl": server.url }, {});
     // Two Services created at once over the one client: one breaks two advisory rules, one breaks none.

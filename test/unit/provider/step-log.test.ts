@@ -1,11 +1,13 @@
-// The API's warnings told apart by step: each step's sink gets each distinct text once, before the step ends.
+// What a step shows on its resource, told apart by step: each distinct warning text once, and its waits'
+// progress lines in order, all before the step ends.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { reportWarning, withStepWarnings } from "../../../provider/step-warnings";
+import { reportWarning, stepProgress, type WarningSink, withStepLog } from "../../../provider/step-log";
 
 const warning = (text: string) => ({ code: 299, agent: "-", text });
+const withStepWarnings = <T>(warn: WarningSink, step: () => Promise<T>) => withStepLog({ warn }, step);
 
-describe("withStepWarnings", () => {
+describe("withStepLog: the API's warnings", () => {
   it("gives the sink each distinct text of the step once, in order, before the step's answer", async () => {
     const shown: string[] = [];
     const answer = await withStepWarnings(
@@ -58,5 +60,39 @@ describe("withStepWarnings", () => {
     );
     await later;
     expect(shown).toEqual(["boom"]);
+  });
+});
+
+describe("withStepLog: a wait's progress", () => {
+  it("gives the step's waits its status and info lines, in order, before the step's answer", async () => {
+    const lines: string[] = [];
+    expect(stepProgress()).toBeUndefined();
+    const answer = await withStepLog(
+      {
+        status: async (text) => {
+          await sleep(5);
+          lines.push(`status: ${text}`);
+        },
+        info: (text) => void lines.push(`info: ${text}`),
+      },
+      async () => {
+        const progress = stepProgress();
+        progress?.status("building main@1a2b3c4 (1s)");
+        progress?.status("building main@1a2b3c4 (2s)");
+        progress?.final("minted api-3f9c1a2b3c");
+        return "done";
+      },
+    );
+    expect(answer).toBe("done");
+    expect(lines).toEqual([
+      "status: building main@1a2b3c4 (1s)",
+      "status: building main@1a2b3c4 (2s)",
+      "info: minted api-3f9c1a2b3c",
+    ]);
+  });
+
+  it("offers no progress to a step whose log shows none", async () => {
+    const seen = await withStepLog({ warn: () => undefined }, async () => stepProgress());
+    expect(seen).toBeUndefined();
   });
 });
