@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { SweepOptions } from "./admission/secrets";
 import { type AdmissionServer, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
-import { type KubeEnv, startKube } from "./env";
+import { type KubeEnv, type KubeOptions, startKube } from "./env";
 import { installAdmissionIdentity, installCrds, installWebhook } from "./install";
 import { signServingCert } from "./pki";
 
@@ -15,7 +15,7 @@ export interface KubeApi extends KubeEnv {
   admission: AdmissionServer;
 }
 
-export interface KubeApiOptions {
+export interface KubeApiOptions extends KubeOptions {
   /** How the webhook's Secrets are swept (kube/admission/secrets.ts); defaults suit a long-lived cluster. */
   sweep?: Partial<SweepOptions & { intervalMs: number }>;
 }
@@ -23,7 +23,7 @@ export interface KubeApiOptions {
 const SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
-  const kube = await startKube();
+  const kube = await startKube(options);
   const admin = kubeClient(kube.url, kube.token, kube.caCert, "exampledev-install");
   let admission: AdmissionServer | undefined;
   const close = async () => {

@@ -16,7 +16,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 entry=${1:?usage: run-built.sh <dist entry point> [args...]}
 shift
 stamp="$repo/dist/.build-stamp"
-inputs=(sdk provider server policies scripts tsconfig.json tsconfig.build.json package.json)
+inputs=(sdk provider server policies scripts kube tsconfig.json tsconfig.build.json package.json)
 
 stale() {
   [[ -f "$stamp" && -f "$repo/$entry" ]] || return 0

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../sdk/errors";
 import type { KindName } from "../../sdk/schema";
 import { admit, readEnvelope } from "../../server/admission";
@@ -60,7 +61,7 @@ export async function admitReview(
     secretName = request.dryRun ? undefined : await secrets.mint(kind, prefixOf(request), values);
   }
   const patch: JsonPatch = [{ op: "replace", path: "/spec", value: spec }];
-  patch.push(...annotationPatch(request.object ?? {}, secretName));
+  patch.push(...annotationsPatch(request.object, result.object.metadata.annotations, secretName));
   return allow(request.uid, patch, result.warnings);
 }
 
@@ -70,13 +71,20 @@ function prefixOf(request: AdmissionRequest): string {
   return (metadata.name ?? metadata.generateName ?? "object").replace(/\.+$/, "");
 }
 
-/** Sets (or removes) the Secret annotation whatever the client sent: only the webhook names Secrets. */
-function annotationPatch(object: Record<string, unknown>, secretName: string | undefined): JsonPatch {
-  const annotations = (object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
-  const path = `/metadata/annotations/${SECRET_ANNOTATION.replace("~", "~0").replace("/", "~1")}`;
-  if (secretName === undefined)
-    return annotations?.[SECRET_ANNOTATION] === undefined ? [] : [{ op: "remove", path }];
-  if (annotations === undefined)
-    return [{ op: "add", path: "/metadata/annotations", value: { [SECRET_ANNOTATION]: secretName } }];
-  return [{ op: "add", path, value: secretName }];
+/**
+ * The annotations as admitted (kubectl's last applied configuration without secret values), with the
+ * Secret annotation set or removed whatever the client sent: only the webhook names Secrets.
+ */
+function annotationsPatch(
+  object: Record<string, unknown> | null | undefined,
+  admitted: Readonly<Record<string, string>> | undefined,
+  secretName: string | undefined,
+): JsonPatch {
+  const sent = (object?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+  const { [SECRET_ANNOTATION]: _sent, ...kept } = admitted ?? {};
+  const annotations: Record<string, string> = { ...kept };
+  if (secretName !== undefined) annotations[SECRET_ANNOTATION] = secretName;
+  if (isDeepStrictEqual(annotations, sent ?? {})) return [];
+  if (Object.keys(annotations).length === 0) return [{ op: "remove", path: "/metadata/annotations" }];
+  return [{ op: "add", path: "/metadata/annotations", value: annotations }];
 }

@@ -16,8 +16,10 @@ import type { StoredObject } from "../storage";
 import { type Envelope, generateName, metadataCauses } from "./envelope";
 import { finalizerCauses } from "./finalizers";
 import { gitUrlCauses } from "./git-url";
+import { redactLastApplied } from "./last-applied";
 
 export { type Envelope, readEnvelope } from "./envelope";
+export { LAST_APPLIED } from "./last-applied";
 
 /** The `fieldValidation` query parameter: what happens to fields the API does not have. */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -85,11 +87,12 @@ export function admit(
   if (causes.length > 0 || name === undefined) throw invalid(kind, name, causes);
 
   const stored = moveWriteOnlyPasswords(kind, spec) as Record<string, unknown>;
+  const annotations = redactLastApplied(kind, envelope.metadata.annotations);
   return {
     object: {
       apiVersion: KINDS[kind].apiVersion,
       kind,
-      metadata: { ...envelope.metadata, name },
+      metadata: { ...envelope.metadata, name, ...(annotations !== undefined && { annotations }) },
       spec: stored,
     },
     warnings,

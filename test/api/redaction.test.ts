@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KindName, PLACEHOLDERS } from "../../sdk/schema";
+import { LAST_APPLIED } from "../../server/admission";
 import { manifest, pathOf, type Reply, startTestServer, type TestServer } from "../helpers/server";
 import { KINDS_UNDER_TEST, SECRET_SPECS, SECRETS } from "./fixtures";
 
@@ -98,6 +99,25 @@ describe("secrets are never echoed", () => {
       expect(server.store.get(kind, name)?.spec).toEqual(stored);
     },
   );
+
+  it("keeps kubectl's last applied configuration without the secret values it carried", async () => {
+    // What `kubectl apply` (client-side) sends: the whole configuration in an annotation, then on the next
+    // apply a patch computed against that annotation.
+    const applied = manifest("Proxy", "applied-proxy", SECRET_SPECS.Proxy);
+    const annotations = { [LAST_APPLIED]: `${JSON.stringify(applied)}\n` };
+    const created = await call("POST", pathOf("Proxy"), {
+      body: manifest("Proxy", "applied-proxy", SECRET_SPECS.Proxy, { annotations }),
+    });
+    expect(created.status).toBe(201);
+    const kept = JSON.parse(created.body.metadata.annotations[LAST_APPLIED]);
+    expect(kept.spec.telemetry.thirdPartySinks.vendorAlphaLogs).toEqual({ key: PLACEHOLDERS.apiKey });
+    expect(created.body.metadata.annotations[LAST_APPLIED].endsWith("\n")).toBe(true);
+    const stored = server.store.get("Proxy", "applied-proxy");
+    expect(JSON.stringify(stored?.metadata)).not.toContain(SECRETS.apiKey);
+    // The values themselves are kept.
+    expect(stored?.spec).toMatchObject(SECRET_SPECS.Proxy);
+    await call("DELETE", pathOf("Proxy", "applied-proxy"));
+  });
 
   it("gives a JSON patch test nothing to guess a secret with", async () => {
     const reply = await call("PATCH", pathOf("ServiceRevision", "secret-revision"), {

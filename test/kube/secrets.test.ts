@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import {
   joinSecrets,
   SECRET_ANNOTATION,
@@ -13,6 +14,7 @@ import {
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type KubeClient, kubeClient } from "../../kube/client";
 import { KIND_NAMES, KINDS, type KindName, PLACEHOLDERS } from "../../sdk/schema";
+import { LAST_APPLIED } from "../../server/admission";
 import { DIGEST } from "../api/fixtures";
 import { manifest, pathOf } from "../helpers/server";
 
@@ -45,7 +47,16 @@ const VALUES = {
   refreshToken: secret("refresh-token"),
   gitOutputPassword: secret("git-output-password"),
   revisionToken: secret("revision-token"),
+  kubectlApplied: secret("kubectl-applied"),
 };
+
+/** Applied with `kubectl apply` (client-side), which keeps the whole configuration in an annotation. */
+const APPLIED_PROXY = stringify({
+  apiVersion: KINDS.Proxy.apiVersion,
+  kind: "Proxy",
+  metadata: { name: "applied" },
+  spec: { telemetry: { thirdPartySinks: { vendorAlphaLogs: { key: VALUES.kubectlApplied } } } },
+});
 
 const oci = (credentials: Record<string, string>) => ({
   oci: { repo: REPO, digest: DIGEST, credentials: { username: "robot", ...credentials } },
@@ -147,6 +158,11 @@ describe("secret values on the real API server", () => {
     admin = kubeClient(api.url, api.token, api.caCert, "secrets-test");
     for (const { kind, name, spec } of OBJECTS)
       await admin.ok("POST", pathOf(kind), manifest(kind, name, spec));
+    const manifestFile = path.join(api.dir, "applied.yaml");
+    await writeFile(manifestFile, APPLIED_PROXY);
+    // Twice: the second compares with the annotation, which holds the placeholder, and sets the same value.
+    for (let round = 0; round < 2; round++)
+      await run("kubectl", [`--kubeconfig=${api.kubeconfig}`, "apply", "-f", manifestFile]);
   });
   afterAll(async () => {
     await admin?.close();
@@ -187,6 +203,13 @@ describe("secret values on the real API server", () => {
     // Each object's Secret is stored, as secretbox ciphertext.
     const encrypted = contents.some((bytes) => bytes.includes("k8s:enc:secretbox:v1:key1"));
     expect(encrypted).toBe(true);
+    // kubectl apply kept its configuration with the placeholder, and the value in the Secret.
+    const applied = await read("Proxy", "applied");
+    expect(applied.metadata.annotations).toMatchObject({
+      [LAST_APPLIED]: expect.stringContaining(PLACEHOLDERS.apiKey),
+    });
+    const values = await api.admission.secrets.valuesOf(applied);
+    expect(values["spec.telemetry.thirdPartySinks.vendorAlphaLogs.key"]).toBe(VALUES.kubectlApplied);
     for (const log of ["kube-apiserver.log", "etcd.log"])
       expect(leaked(await readFile(path.join(api.dir, log)))).toEqual([]);
   });
