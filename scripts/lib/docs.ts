@@ -26,10 +26,10 @@ export interface Section {
 
 /** The files with generated parts (paths from the repository root) and their sections. */
 export const DOCS: Readonly<Record<string, readonly Section[]>> = {
-  "README.md": [
+  "docs/configuration.md": [
     { name: "configuration", source: "SETTINGS in sdk/client/settings.ts", render: configurationTable },
-    { name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable },
   ],
+  "docs/policy-pack.md": [{ name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable }],
   "sdk/schema/README.md": [
     { name: "defaults", source: "the schema's field defaults and applyDefaults", render: defaultsTable },
   ],
@@ -76,7 +76,7 @@ export function table(header: readonly string[], rows: readonly (readonly string
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// README.md: configuration
+// docs/configuration.md
 
 function settingDefault(setting: SettingInfo): string {
   return setting.default === undefined ? "" : code(String(setting.default));
@@ -93,7 +93,7 @@ function configurationTable(): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// README.md: rules
+// docs/policy-pack.md: rules
 
 const ON_UPDATE = "**On update:**";
 
