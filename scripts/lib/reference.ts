@@ -42,7 +42,8 @@ export function pathMatches(pattern: string, path: string): boolean {
   const source = pattern
     .split(/(\*\*\.?|\[\*\]|\*)/)
     .map((part) => {
-      if (part === "**." || part === "**") return "(?:.*\\.)?";
+      if (part === "**.") return "(?:.*\\.)?";
+      if (part === "**") return ".*";
       if (part === "[*]") return "\\[\\*\\]";
       if (part === "*") return "[^.[\\]]+";
       return part.replace(/[.[\]()^$+?{}|\\]/g, "\\$&");
