@@ -114,9 +114,9 @@ function freshEnvironment(home: string): Record<string, string> {
   const PATH = [...new Set((process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter))]
     .filter((entry) => entry && !entry.includes("node_modules") && path.resolve(entry) !== binDir)
     .join(path.delimiter);
-  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (docs/development.md, "Toolchain"): the new
-  // HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on this machine would
-  // after the first build.
+  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (docs/development.md,
+  // "Toolchain"): the new HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on
+  // this machine would after the first build.
   const cacheRoot = path.dirname(path.dirname(binDir));
   const builds = readdirSync(cacheRoot).filter((name) => /^(pulumi|kube-apiserver)-v[\d.]+$/.test(name));
   mkdirSync(path.join(home, ".cache/exampledev-pulumi"), { recursive: true });
