@@ -3,16 +3,13 @@
 // scripts/lib/generated.ts lists them with every other generated file for `npm run generate`.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { z } from "zod";
 import { POLICIES } from "../../policies/policies";
 import { describeResource } from "../../policies/resources";
 import { STACK_POLICIES } from "../../policies/stack-policies";
 import { SETTINGS, type SettingInfo } from "../../sdk/client/settings";
 import { TYPE_TOKENS } from "../../sdk/resources";
-import { applyDefaults, KIND_NAMES, RULES, type RuleInfo, validateSpec } from "../../sdk/schema";
-import { typeMeta } from "../../sdk/schema/meta";
-import { specSchema } from "../../sdk/schema/specs";
-import { unwrapField } from "../../sdk/schema/walk";
+import { applyDefaults, RULES, type RuleInfo, validateSpec } from "../../sdk/schema";
+import { schemaFields } from "./schema-fields";
 
 /** The repository root, from the sources (scripts/lib) or the build (dist/scripts/lib). */
 export const REPO = path.resolve(__dirname, "../..").replace(/[/\\]dist$/, "");
@@ -26,10 +23,10 @@ export interface Section {
 
 /** The files with generated parts (paths from the repository root) and their sections. */
 export const DOCS: Readonly<Record<string, readonly Section[]>> = {
-  "README.md": [
+  "docs/configuration.md": [
     { name: "configuration", source: "SETTINGS in sdk/client/settings.ts", render: configurationTable },
-    { name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable },
   ],
+  "docs/policy-pack.md": [{ name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable }],
   "sdk/schema/README.md": [
     { name: "defaults", source: "the schema's field defaults and applyDefaults", render: defaultsTable },
   ],
@@ -61,7 +58,7 @@ export function markdown(text: string): string {
     .join("");
 }
 
-function code(text: string): string {
+export function code(text: string): string {
   return `\`${text.replaceAll("|", "\\|")}\``;
 }
 
@@ -76,7 +73,7 @@ export function table(header: readonly string[], rows: readonly (readonly string
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// README.md: configuration
+// docs/configuration.md
 
 function settingDefault(setting: SettingInfo): string {
   return setting.default === undefined ? "" : code(String(setting.default));
@@ -93,7 +90,7 @@ function configurationTable(): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// README.md: rules
+// docs/policy-pack.md: rules
 
 const ON_UPDATE = "**On update:**";
 
@@ -164,40 +161,44 @@ function policyExample(): string {
 // ---------------------------------------------------------------------------------------------------------
 // sdk/schema/README.md
 
-type Schema = z.core.$ZodType;
-
 /** Every field default the schema declares, by API type name and field, in the order the specs reach them. */
 function fieldDefaults(): { typeName: string; field: string; value: unknown }[] {
   const found = new Map<string, { typeName: string; field: string; value: unknown }>();
-  const seen = new Set<Schema>();
-  const visit = (schema: Schema): void => {
-    const inner = unwrapField(schema).schema;
-    if (seen.has(inner)) return;
-    seen.add(inner);
-    const def = inner._zod.def as { shape?: Record<string, Schema>; element?: Schema; valueType?: Schema };
-    const typeName = typeMeta.get(inner)?.typeName;
-    for (const [field, fieldSchema] of Object.entries(def.shape ?? {})) {
-      const { hasDefault, defaultValue } = unwrapField(fieldSchema);
-      if (hasDefault && typeName !== undefined)
-        found.set(`${typeName}.${field}`, { typeName, field, value: defaultValue });
-      visit(fieldSchema);
-    }
-    for (const child of [def.element, def.valueType]) if (child) visit(child);
-  };
-  for (const kind of KIND_NAMES) visit(specSchema(kind));
+  for (const { typeName, field, hasDefault, defaultValue } of schemaFields()) {
+    const key = `${typeName}.${field}`;
+    if (hasDefault && !found.has(key)) found.set(key, { typeName, field, value: defaultValue });
+  }
   return [...found.values()];
 }
 
-/** Defaults that depend on other fields (a type's `fill`), shown by applying them to a small spec. */
-function conditionalDefaults(): string[][] {
+/** A default that depends on other fields (a type's `fill`): when it applies, and the value it fills in. */
+export interface ConditionalDefault {
+  typeName: string;
+  field: string;
+  /** The condition, in Markdown: "neither `backend` nor `filter`". */
+  when: string;
+  value: unknown;
+}
+
+/** The schema's conditional defaults, shown by applying them to a small spec. */
+export function conditionalDefaults(): ConditionalDefault[] {
   const service = applyDefaults("Service", {
     source: { oci: { repo: "registry.example.dev/team/app" } },
     template: { spec: {} },
   }) as { source: { oci: { tag?: unknown } }; template: { spec: { backend?: unknown } } };
-  const show = (field: string, value: unknown) => code(`${field}: ${JSON.stringify(value)}`);
   return [
-    ["ServiceConfigSpec with neither `backend` nor `filter`", show("backend", service.template.spec.backend)],
-    ["BundleRef with neither `tag` nor `digest`", show("tag", service.source.oci.tag)],
+    {
+      typeName: "ServiceConfigSpec",
+      field: "backend",
+      when: "neither `backend` nor `filter`",
+      value: service.template.spec.backend,
+    },
+    {
+      typeName: "BundleRef",
+      field: "tag",
+      when: "neither `tag` nor `digest`",
+      value: service.source.oci.tag,
+    },
   ];
 }
 
@@ -206,7 +207,11 @@ function defaultsTable(): string {
     `${typeName} ${code(field)}`,
     code(typeof value === "string" ? value : JSON.stringify(value)),
   ]);
-  return table(["field", "default"], [...rows, ...conditionalDefaults()]);
+  const conditional = conditionalDefaults().map(({ typeName, field, when, value }) => [
+    `${typeName} with ${when}`,
+    code(`${field}: ${JSON.stringify(value)}`),
+  ]);
+  return table(["field", "default"], [...rows, ...conditional]);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { KIND_NAMES, secretTree } from "../../sdk/schema";
 import { nodeSdk } from "../native/node-sdk";
 import { DOCS, REPO, regenerate } from "./docs";
 import { GENERATE_COMMAND, type Generated, generatedHeader } from "./generated-header";
+import { REFERENCE_FILE, REFERENCE_SOURCE, referencePage } from "./reference";
 
 export { GENERATE_COMMAND, type Generated, generatedHeader };
 
@@ -55,6 +56,8 @@ export const GENERATED_FILES: readonly GeneratedFile[] = [
   file(SCHEMA_FILE, "the zod schema (packageSchema in provider/native/package-schema.ts)", schemaText),
   ...KIND_NAMES.map((kind) => file(crdFile(kind), CRD_SOURCE, () => crdYaml(kind))),
   ...Object.keys(DOCS).map(markdownParts),
+  // Its first line, an HTML comment, says it is generated.
+  file(REFERENCE_FILE, REFERENCE_SOURCE, referencePage),
 ];
 
 /** Everything `npm run generate` writes, in order: the Node SDK comes from the package schema. */

@@ -2,7 +2,8 @@
  * Every user-facing setting of the Pulumi provider, declared once as data: its stack config key, its
  * environment variable, which of the two wins, its default, one line a user reads, and whether it is secret.
  * `provider/settings.ts` reads stack config and environment with it, `createClient` takes its default request
- * timeout and base-URL check from here, and `npm run generate` renders the README's configuration table from it.
+ * timeout and base-URL check from here, and `npm run generate` renders the configuration table of
+ * docs/configuration.md from it.
  */
 
 export interface SettingInfo {

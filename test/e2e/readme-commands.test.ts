@@ -1,5 +1,6 @@
-// Every ```sh block of README.md and examples/*/README.md, run as written, the way a newcomer runs them after
-// the quick start: in order, each in a fresh `bash -e` with nothing but PATH (without the repository's
+// Every ```sh block of README.md, docs/*.md, kube/README.md and examples/*/README.md, run as written, the way a
+// newcomer runs them after the quick start: each document on its own (a page starts the servers its blocks
+// need), its blocks in order, each in a fresh `bash -e` with nothing but PATH (without the repository's
 // node_modules/.bin or the pinned toolchain) and a new, empty HOME, from the root of a temporary copy of the
 // repository (test/e2e/repo-copy.ts), so stacks, `.pulumi-state/` and server data never land in the real tree.
 //
@@ -29,6 +30,11 @@ const READY = /listening on https?:\/\/\S+|Ctrl-C stops/;
 
 const documents = [
   "README.md",
+  ...readdirSync(path.join(repoRoot, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+  "kube/README.md",
   ...readdirSync(path.join(repoRoot, "examples"))
     .filter((name) => existsSync(path.join(repoRoot, "examples", name, "README.md")))
     .map((name) => `examples/${name}/README.md`),
@@ -108,9 +114,9 @@ function freshEnvironment(home: string): Record<string, string> {
   const PATH = [...new Set((process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter))]
     .filter((entry) => entry && !entry.includes("node_modules") && path.resolve(entry) !== binDir)
     .join(path.delimiter);
-  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (README, "Toolchain"): the new
-  // HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on this machine would
-  // after the first build.
+  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (docs/development.md,
+  // "Toolchain"): the new HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on
+  // this machine would after the first build.
   const cacheRoot = path.dirname(path.dirname(binDir));
   const builds = readdirSync(cacheRoot).filter((name) => /^(pulumi|kube-apiserver)-v[\d.]+$/.test(name));
   mkdirSync(path.join(home, ".cache/exampledev-pulumi"), { recursive: true });
@@ -305,7 +311,7 @@ async function runDocument(document: string): Promise<string[]> {
 }
 
 // The documents run side by side: each has its own copy, HOME and network namespace.
-describe.concurrent("the READMEs' command blocks, as written, in a fresh shell", () => {
+describe.concurrent("the documents' command blocks, as written, in a fresh shell", () => {
   it("finds the blocks and their markers", () => {
     const all = documents.flatMap((document) =>
       codeBlocks(document, readFileSync(path.join(repoRoot, document), "utf8")),
@@ -317,8 +323,8 @@ describe.concurrent("the READMEs' command blocks, as written, in a fresh shell",
     const sh = all.filter((block) => block.lang === "sh");
     expect(sh.length).toBeGreaterThan(10);
     // Skipping is the exception: each one says why (checked by the parser), and they stay few (the set-up,
-    // a real API of one's own, the benchmark).
-    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(3);
+    // a real API of one's own, the benchmark, a kube-apiserver started from code).
+    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(4);
   });
 
   for (const document of documents) {

@@ -1,6 +1,6 @@
 // The API's advisory `Warning` headers as the person running `pulumi up` sees them, through the real CLI: the
 // native plugin (installed with `pulumi plugin install`) shows each on its resource, once; the dynamic provider
-// cannot show them (README, Limits), so they are nowhere in the output.
+// cannot show them (docs/limits.md), so they are nowhere in the output.
 import { rmSync } from "node:fs";
 import path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";

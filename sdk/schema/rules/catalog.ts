@@ -26,8 +26,8 @@ import { otelCollectorUnmanagedOnly, thirdPartySinksCloudOnly } from "./telemetr
 import { uniqueNamesInfo } from "./unique-names";
 
 /**
- * Every rule, in README order: section 7, then the field rules of section 2 and DESIGN.md, then warnings,
- * then the rules about updates (validateUpdate).
+ * Every rule, in the order of the rules table (docs/policy-pack.md): section 7, then the field rules of
+ * section 2 and DESIGN.md, then warnings, then the rules about updates (validateUpdate).
  */
 export const RULES: readonly RuleInfo[] = Object.freeze([
   egressExclusive.info,

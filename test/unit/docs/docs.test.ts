@@ -11,8 +11,8 @@ describe("generated documentation", () => {
     );
   });
 
-  test("the README's rule table has every rule's description, and marks the rules about changes", () => {
-    const readme = generatedDocs().find(({ file }) => file === "README.md")?.generated ?? "";
+  test("the rule table has every rule's description, and marks the rules about changes", () => {
+    const readme = generatedDocs().find(({ file }) => file === "docs/policy-pack.md")?.generated ?? "";
     for (const rule of RULES) {
       const row = readme.split("\n").find((line) => line.startsWith(`| \`${rule.id}\` `));
       expect(row).toContain(markdown(rule.description));
@@ -28,7 +28,7 @@ describe("generated documentation", () => {
   });
 
   test("the configuration table has a row per setting", () => {
-    const readme = generatedDocs().find(({ file }) => file === "README.md")?.generated ?? "";
+    const readme = generatedDocs().find(({ file }) => file === "docs/configuration.md")?.generated ?? "";
     for (const setting of Object.values(SETTINGS)) expect(readme).toContain(`| \`${setting.config}\``);
   });
 });

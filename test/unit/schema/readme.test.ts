@@ -3,14 +3,14 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { RULES } from "../../../sdk/schema";
 
-// The rule table lives in the repository README, where users look for it. It is generated (`npm run generate`;
-// test/unit/docs/ fails when it is stale); these tests read it back as a reader would.
-const README = readFileSync(join(__dirname, "../../../README.md"), "utf8");
+// The rule table lives in docs/policy-pack.md, where the README sends users looking for it. It is generated
+// (`npm run generate`; test/unit/docs/ fails when it is stale); these tests read it back as a reader would.
+const PAGE = readFileSync(join(__dirname, "../../../docs/policy-pack.md"), "utf8");
 
-/** The rows of the README's rule table, in the same shape as RULES. */
+/** The rows of the docs' rule table, in the same shape as RULES. */
 function readmeRules() {
-  const start = README.indexOf("## Validation rules");
-  const section = README.slice(start, README.indexOf("\n## ", start + 1));
+  const start = PAGE.indexOf("## Validation rules");
+  const section = PAGE.slice(start, PAGE.indexOf("\n## ", start + 1));
   return section
     .split("\n")
     .filter((line) => line.startsWith("| `"))
@@ -28,11 +28,11 @@ function readmeRules() {
     });
 }
 
-test("the README's rule table lists exactly the rules of RULES, in order", () => {
+test("the docs' rule table lists exactly the rules of RULES, in order", () => {
   expect(readmeRules().map((row) => row.id)).toEqual(RULES.map((rule) => rule.id));
 });
 
-test("the README's rule table gives each rule's kinds, path and severity as RULES does", () => {
+test("the docs' rule table gives each rule's kinds, path and severity as RULES does", () => {
   expect(readmeRules()).toEqual(
     RULES.map(({ id, kinds, path, severity }) => ({ id, kinds: [...kinds], path, severity })),
   );
