@@ -1,7 +1,7 @@
-// `npm run server` and `npm run registry` as a person runs them: one SIGTERM to the npm process stops
+// `npm run server`, `npm run registry` and `npm run kube` as a person runs them: one SIGTERM to the npm process stops
 // everything it started, and a start with a current dist/ does not rebuild. They run in a temporary copy of
 // the repository, so a build they trigger never touches the working tree's dist/.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,7 +124,7 @@ async function stopWithOneSigterm({ child }: Started) {
   return { tree, exit, left };
 }
 
-describe("npm run server and npm run registry", () => {
+describe("npm run server, npm run registry and npm run kube", () => {
   let copy: RepoCopy;
   const running: Started[] = [];
 
@@ -180,6 +180,36 @@ describe("npm run server and npm run registry", () => {
     expect(registry.output()).toContain(
       "digest     sha256:0bb9b6799ae88b46d07f76d558fa3950180bf992cfaf243a7aece1eed200a6fe",
     );
+  });
+
+  it("`npm run kube -- --dir`: ready with a kubeconfig kubectl uses, stopped by one SIGTERM, its objects there again at the next start", async () => {
+    const dir = path.join(copy.dir, ".kube-data");
+    const ready = /^kubeconfig: (\S+)$/m;
+    const first = await start("kube", ["--dir", dir], ready);
+    const kubeconfig = ready.exec(first.output())?.[1] as string;
+    expect(kubeconfig).toBe(path.join(dir, "kubeconfig"));
+    const kubectl = (args: string[], input?: string) =>
+      execFileSync("kubectl", [`--kubeconfig=${kubeconfig}`, ...args], { encoding: "utf8", input });
+    const proxy = {
+      apiVersion: "core.example.dev/v1alpha2",
+      kind: "Proxy",
+      metadata: { name: "kept" },
+      spec: {},
+    };
+    kubectl(["create", "-f", "-"], JSON.stringify(proxy));
+    const stopped = await stopWithOneSigterm(first);
+    // etcd and kube-apiserver ran under it, and went with it.
+    expect(stopped.tree.map((p) => p.command)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/kube-apiserver /), expect.stringMatching(/^etcd /)]),
+    );
+    expect(stopped.exit).not.toBe("timeout");
+    expect(stopped.left).toEqual([]);
+
+    const second = await start("kube", ["--dir", dir], ready);
+    expect(kubectl(["get", "proxies.core.example.dev", "-o", "name"]).trim()).toBe(
+      "proxy.core.example.dev/kept",
+    );
+    expect((await stopWithOneSigterm(second)).left).toEqual([]);
   });
 
   it("starts without building when dist/ is current, and builds after a source changed", async () => {

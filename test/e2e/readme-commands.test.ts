@@ -7,8 +7,9 @@
 // Markers in a fence's info string, after `sh`:
 //   skip-test (why)      not run; the reason is required, next to the marker (production URLs, the set-up itself)
 //   background           long-running commands (servers) a reader leaves running in terminals of their own:
-//                        each line is started on its own and must print its ready line ("listening on http…"
-//                        or the registry's "Ctrl-C stops…") before the next block runs; after the document,
+//                        each line is started on its own and must print its ready line ("listening on http…",
+//                        the registry's "Ctrl-C stops…", `npm run kube`'s "kubeconfig: <path>") before the
+//                        next block runs; after the document,
 //                        one SIGTERM to each must stop it with nothing left running
 //   expect-fail=TEXT     (or expect-fail="TEXT") the block must fail and its output contain TEXT, e.g. a
 //                        preview that reports mandatory policy violations
@@ -26,7 +27,7 @@ import { copyRepository, repoRoot } from "./repo-copy";
 const BLOCK_TIMEOUT_MS = 600_000;
 const READY_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 20_000;
-const READY = /listening on https?:\/\/\S+|Ctrl-C stops/;
+const READY = /listening on https?:\/\/\S+|Ctrl-C stops|^kubeconfig: \S+$/m;
 
 const documents = [
   "README.md",
