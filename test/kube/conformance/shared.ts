@@ -200,6 +200,13 @@ export function sharedTests(backend: () => Backend): void {
       body: { ...manifest("Proxy", missing, {}), metadata: { name: missing, resourceVersion: "1" } },
     });
     expect(put.status).toBe(404);
+    // An apply to the status subresource never creates the object.
+    const applied = await server.call("PATCH", `${statusOf(missing)}?fieldManager=operator`, {
+      body: { ...manifest("Proxy", missing, {}), status: { phase: "Ready" } },
+      contentType: APPLY,
+    });
+    expect(applied.status).toBe(404);
+    expect((await server.call("GET", pathOf("Proxy", missing))).status).toBe(404);
   });
 
   test("status subresource: a merge patch stores only the status; generation stays, resourceVersion moves", async (server) => {
@@ -270,6 +277,15 @@ export function sharedTests(backend: () => Backend): void {
       contentType: MERGE,
     });
     expect(stalePatch.status).toBe(409);
+    // A dry run answers the status it would store, at the stored version, and stores nothing.
+    const dry = await server.call("PATCH", `${statusOf(name)}?dryRun=All`, {
+      body: { status: { phase: "Dry" } },
+      contentType: MERGE,
+    });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.status).toEqual({ phase: "Dry" });
+    expect(dry.body.metadata.resourceVersion).toBe(second.body.metadata.resourceVersion);
+    expect((await server.call("GET", pathOf("Proxy", name))).body.status).toEqual({ phase: "Done" });
   });
 
   test("status subresource: apply merges the status, ignores spec and labels, records an Apply entry", async (server) => {
