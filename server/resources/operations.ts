@@ -69,9 +69,10 @@ export interface Written {
 }
 
 /**
- * The seven operations of one kind, in Kubernetes API server semantics, free of HTTP. Every write refuses
- * (413) an object larger than `maxObjectBytes` as JSON: what it is asked to write is measured before
- * admission does any work on it, and what it would store is measured again before it is stored.
+ * The seven operations of one kind and the three of its status subresource, in Kubernetes API server
+ * semantics, free of HTTP. Every write refuses (413) an object larger than `maxObjectBytes` as JSON: what it
+ * is asked to write is measured before admission does any work on it, and what it would store is measured
+ * again before it is stored.
  */
 export class ResourceOperations {
   constructor(
