@@ -68,6 +68,7 @@ export {
 } from "./service-config";
 export * from "./service-revision";
 export * from "./status";
+export { StatusSchema, statusProblem } from "./status-schema";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
 export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";
 export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";

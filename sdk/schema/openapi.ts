@@ -13,6 +13,7 @@ import {
 } from "./openapi-meta";
 import { RULE_INFOS_BY_ID } from "./rules/catalog";
 import { SPECS } from "./specs";
+import { StatusSchema } from "./status-schema";
 import { unwrapField } from "./walk";
 
 /**
@@ -160,12 +161,8 @@ class SchemaBuilder {
             "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
         }),
         spec,
-        status: {
-          description:
-            "The observed state, written by the server (conditions in the Kubernetes shape, observedGeneration). Clients cannot write it.",
-          type: "object",
-          "x-kubernetes-preserve-unknown-fields": true,
-        },
+        // Its words first, as the other fields of the kind.
+        status: { description: describedBySchema(StatusSchema), ...this.value(StatusSchema) },
       },
       ...(isRequiredField(specSchema) && this.hasRequiredFields(specSchema) && { required: ["spec"] }),
       "x-kubernetes-group-version-kind": gvk(kind),

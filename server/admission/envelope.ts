@@ -92,6 +92,15 @@ export function metadataCauses(metadata: ClientMeta, creating: boolean): StatusC
   }));
 }
 
+/** A field the API does not have, refused under `fieldValidation=Strict`. */
+export function unknownFieldCause(field: string): StatusCause {
+  return {
+    reason: "FieldValueInvalid",
+    field,
+    message: `${field}: unknown field; remove it (fieldValidation=Strict)`,
+  };
+}
+
 const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const SUFFIX_LENGTH = 5;
 

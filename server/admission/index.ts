@@ -10,16 +10,17 @@ import {
   validateSpec,
   validateUpdate,
 } from "../../sdk/schema";
-import { badRequest, invalid, type StatusCause } from "../errors";
+import { badRequest, invalid } from "../errors";
 import { replaceAt, valueAt } from "../records";
 import type { StoredObject } from "../storage";
-import { type Envelope, generateName, metadataCauses } from "./envelope";
+import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
 import { finalizerCauses } from "./finalizers";
 import { gitUrlCauses } from "./git-url";
 import { redactLastApplied } from "./last-applied";
 
 export { type Envelope, readEnvelope } from "./envelope";
 export { LAST_APPLIED } from "./last-applied";
+export { type AdmittedStatus, admitStatus } from "./status";
 
 /** The `fieldValidation` query parameter: what happens to fields the API does not have. */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -96,14 +97,6 @@ export function admit(
       spec: stored,
     },
     warnings,
-  };
-}
-
-function unknownFieldCause(field: string): StatusCause {
-  return {
-    reason: "FieldValueInvalid",
-    field,
-    message: `${field}: unknown field; remove it (fieldValidation=Strict)`,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type ObjectStore,
   removedObject,
   type StoredObject,
+  statusUpdatedObject,
   timestamp,
   updatedObject,
 } from "../storage";
@@ -37,6 +38,11 @@ export function wouldCreate(kind: KindName, store: ObjectStore, object: StoredOb
 /** What `store.update` would return for `object`, at the stored resourceVersion (no new one is used). */
 export function wouldUpdate(kind: KindName, store: ObjectStore, object: StoredObject): StoredObject {
   return updatedObject(kind, store.get(kind, object.metadata.name), object);
+}
+
+/** What `store.replaceStatus` would return for `object`, at the stored resourceVersion. */
+export function wouldUpdateStatus(kind: KindName, store: ObjectStore, object: StoredObject): StoredObject {
+  return statusUpdatedObject(kind, store.get(kind, object.metadata.name), object);
 }
 
 /**

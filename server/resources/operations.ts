@@ -1,11 +1,13 @@
 import { KINDS, type KindName } from "../../sdk/schema";
-import { admit, type Envelope, type FieldValidation, readEnvelope } from "../admission";
+import { admit, admitStatus, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
+import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
 import {
   type Applied,
   type ApplyOptions,
   applyObject,
+  applyStatus,
   managedFieldsAfterUpdate,
   sentManagedFields,
   withManagedFields,
@@ -17,7 +19,7 @@ import {
   deleteObject,
   deleteSelected,
 } from "./deletion";
-import { wouldCreate, wouldUpdate } from "./dry-run";
+import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "./dry-run";
 import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
 import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from "./object-size";
 import { continueAfter, continueToken } from "./paging";
@@ -67,9 +69,10 @@ export interface Written {
 }
 
 /**
- * The seven operations of one kind, in Kubernetes API server semantics, free of HTTP. Every write refuses
- * (413) an object larger than `maxObjectBytes` as JSON: what it is asked to write is measured before
- * admission does any work on it, and what it would store is measured again before it is stored.
+ * The seven operations of one kind and the three of its status subresource, in Kubernetes API server
+ * semantics, free of HTTP. Every write refuses (413) an object larger than `maxObjectBytes` as JSON: what it
+ * is asked to write is measured before admission does any work on it, and what it would store is measured
+ * again before it is stored.
  */
 export class ResourceOperations {
   constructor(
@@ -134,20 +137,7 @@ export class ResourceOperations {
 
   /** PUT: the body is the whole object, and must name the version it replaces. */
   replace(name: string, body: unknown, options: WriteOptions): Written {
-    this.checkSize(body);
-    const envelope = readEnvelope(this.kind, body);
-    this.checkName(envelope.metadata.name, name);
-    const existing = this.require(name);
-    if (!envelope.metadata.resourceVersion) {
-      throw invalid(this.kind, name, [
-        {
-          reason: "FieldValueRequired",
-          field: "metadata.resourceVersion",
-          message:
-            "metadata.resourceVersion: must be specified for an update; send the version you read (GET) with your changes",
-        },
-      ]);
-    }
+    const { existing, envelope } = this.replacing(name, body);
     return this.update(existing, envelope, body, options);
   }
 
@@ -156,17 +146,7 @@ export class ResourceOperations {
    * as a PUT. Without a resourceVersion of its own it applies to the current version.
    */
   patch(name: string, patch: Patch, options: WriteOptions): Written {
-    const existing = this.require(name);
-    const patched = applyPatchDocument(
-      patch.type,
-      redactObject(existing),
-      patch.document,
-      this.maxObjectBytes,
-    );
-    this.checkSize(patched);
-    const envelope = readEnvelope(this.kind, patched);
-    this.checkName(envelope.metadata.name, name);
-    envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
+    const { existing, envelope, patched } = this.patching(name, patch);
     return this.update(existing, envelope, patched, options);
   }
 
@@ -174,6 +154,27 @@ export class ResourceOperations {
   apply(name: string, config: unknown, options: ApplyOptions): Applied {
     const { kind, store, maxObjectBytes } = this;
     return applyObject({ kind, store, maxObjectBytes }, name, config, options);
+  }
+
+  /**
+   * PUT to the status subresource: as a PUT of the object, but only the body's `status` is stored (none
+   * when it has none); spec and metadata stay as stored (kube-apiserver's status strategy for a CRD).
+   */
+  replaceStatus(name: string, body: unknown, options: WriteOptions): Written {
+    const { existing, envelope } = this.replacing(name, body);
+    return this.updateStatus(existing, envelope, body, options);
+  }
+
+  /** PATCH of the status subresource: the patch applies to the whole object, and only its status is stored. */
+  patchStatus(name: string, patch: Patch, options: WriteOptions): Written {
+    const { existing, envelope, patched } = this.patching(name, patch);
+    return this.updateStatus(existing, envelope, patched, options);
+  }
+
+  /** Server-side apply to the status subresource: see `applyStatus` in `apply/index.ts`. Never creates. */
+  applyStatus(name: string, config: unknown, options: ApplyOptions): Written {
+    const { kind, store, maxObjectBytes } = this;
+    return applyStatus({ kind, store, maxObjectBytes }, name, config, options);
   }
 
   delete(name: string, options: DeleteOptions): DeleteOutcome {
@@ -215,6 +216,78 @@ export class ResourceOperations {
       object: options.dryRun
         ? wouldUpdate(this.kind, this.store, owned)
         : this.store.update(this.kind, owned),
+      warnings,
+    };
+  }
+
+  /** What a PUT (of the object or of its status) checks before it looks at the body's contents. */
+  private replacing(name: string, body: unknown): { existing: StoredObject; envelope: Envelope } {
+    this.checkSize(body);
+    const envelope = readEnvelope(this.kind, body);
+    this.checkName(envelope.metadata.name, name);
+    const existing = this.require(name);
+    if (!envelope.metadata.resourceVersion) {
+      throw invalid(this.kind, name, [
+        {
+          reason: "FieldValueRequired",
+          field: "metadata.resourceVersion",
+          message:
+            "metadata.resourceVersion: must be specified for an update; send the version you read (GET) with your changes",
+        },
+      ]);
+    }
+    return { existing, envelope };
+  }
+
+  /** The object as a patch (of the object or of its status) leaves it, before admission. */
+  private patching(name: string, patch: Patch) {
+    const existing = this.require(name);
+    const patched = applyPatchDocument(
+      patch.type,
+      redactObject(existing),
+      patch.document,
+      this.maxObjectBytes,
+    );
+    this.checkSize(patched);
+    const envelope = readEnvelope(this.kind, patched);
+    this.checkName(envelope.metadata.name, name);
+    envelope.metadata.resourceVersion ??= existing.metadata.resourceVersion;
+    return { existing, envelope, patched };
+  }
+
+  /**
+   * A write to the status subresource: the same preconditions as an update (uid, resourceVersion), then only
+   * `status` is admitted and stored; the generation stays, the resourceVersion moves, and the managedFields
+   * record the write under `manager` with `subresource: "status"`.
+   */
+  private updateStatus(
+    existing: StoredObject,
+    envelope: Envelope,
+    body: unknown,
+    options: WriteOptions,
+  ): Written {
+    const { name } = existing.metadata;
+    checkPreconditions(this.kind, existing, { uid: envelope.uid });
+    if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
+      throw conflict(this.kind, name);
+    }
+    const requested = isRecord(body) ? body.status : undefined;
+    const { status, warnings } = admitStatus(this.kind, name, envelope, requested, options.fieldValidation);
+    const managedFields = managedFieldsAfterUpdate(
+      this.kind,
+      existing,
+      { metadata: { ...envelope.metadata, name }, status },
+      options.manager,
+      sentManagedFields(body),
+      "status",
+    );
+    const { status: _stored, ...rest } = existing;
+    const object = withManagedFields({ ...rest, ...(status && { status }) }, managedFields);
+    this.checkSize(object);
+    return {
+      object: options.dryRun
+        ? wouldUpdateStatus(this.kind, this.store, object)
+        : this.store.replaceStatus(this.kind, object),
       warnings,
     };
   }

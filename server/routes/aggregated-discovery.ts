@@ -14,8 +14,12 @@ export function wantsAggregated(accept: string | undefined): boolean {
   });
 }
 
-/** The list kube-apiserver answers for CRDs: groups, then each group's resources, by name. */
-export function aggregatedDiscovery(groups: ReadonlyMap<string, KindInfo[]>, verbs: readonly string[]) {
+/** The list kube-apiserver answers for CRDs: groups, then each group's resources, by name, with their status subresource. */
+export function aggregatedDiscovery(
+  groups: ReadonlyMap<string, KindInfo[]>,
+  verbs: readonly string[],
+  statusVerbs: readonly string[],
+) {
   const items = [...groups.keys()].sort().map((name) => {
     const kinds = groups.get(name) ?? [];
     const versions = [...new Set(kinds.map((info) => info.version))].map((version) => ({
@@ -29,6 +33,13 @@ export function aggregatedDiscovery(groups: ReadonlyMap<string, KindInfo[]>, ver
           scope: "Cluster",
           singularResource: info.kind.toLowerCase(),
           verbs,
+          subresources: [
+            {
+              subresource: "status",
+              responseKind: { group: info.group, version: info.version, kind: info.kind },
+              verbs: statusVerbs,
+            },
+          ],
         })),
       freshness: "Current",
     }));

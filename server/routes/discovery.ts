@@ -9,6 +9,9 @@ import { AGGREGATED_DISCOVERY, aggregatedDiscovery, wantsAggregated } from "./ag
  */
 const VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
+/** What the status subresource (`<plural>/status`) serves, in kube-apiserver's order. */
+export const STATUS_VERBS = ["get", "patch", "update"];
+
 /** Kubernetes' `StorageVersionHash`: the first 8 bytes of sha256("<group>/<version>/<kind>"), base64. */
 function storageVersionHash({ group, version, kind }: KindInfo): string {
   return createHash("sha256")
@@ -42,7 +45,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   const aggregated = (reply: FastifyReply, served: ReadonlyMap<string, KindInfo[]>) =>
     reply
       .header("content-type", AGGREGATED_DISCOVERY)
-      .send(Buffer.from(JSON.stringify(aggregatedDiscovery(served, VERBS))));
+      .send(Buffer.from(JSON.stringify(aggregatedDiscovery(served, VERBS, STATUS_VERBS))));
   fastify.get("/api", async (request, reply) => {
     if (wantsAggregated(request.headers.accept)) return aggregated(reply, new Map());
     return { kind: "APIVersions", versions: [], serverAddressByClientCIDRs: [] };
@@ -81,14 +84,24 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
         groupVersion: `${name}/${version}`,
         resources: kinds
           .filter((info) => info.version === version)
-          .map((info) => ({
-            name: info.plural,
-            singularName: info.kind.toLowerCase(),
-            namespaced: false,
-            kind: info.kind,
-            verbs: VERBS,
-            storageVersionHash: storageVersionHash(info),
-          })),
+          .flatMap((info) => [
+            {
+              name: info.plural,
+              singularName: info.kind.toLowerCase(),
+              namespaced: false,
+              kind: info.kind,
+              verbs: VERBS,
+              storageVersionHash: storageVersionHash(info),
+            },
+            // The status subresource, listed as kube-apiserver lists a CRD's (no singular name, no hash).
+            {
+              name: `${info.plural}/status`,
+              singularName: "",
+              namespaced: false,
+              kind: info.kind,
+              verbs: STATUS_VERBS,
+            },
+          ]),
       }));
     }
   }

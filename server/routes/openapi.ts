@@ -118,18 +118,56 @@ const ITEM: readonly OperationSpec[] = [
   },
 ];
 
+/**
+ * The status subresource (`…/{name}/status`), as kube-apiserver publishes it for a CRD: read, replace and
+ * patch, with the query parameters of the object's own; a write stores only the status and never creates.
+ */
+const STATUS: readonly OperationSpec[] = [
+  {
+    method: "get",
+    action: "get",
+    verb: "read",
+    summary: (info) => `read status of the specified ${info.kind}`,
+    operations: ["get"],
+    answers: "object",
+    codes: ["200"],
+  },
+  {
+    method: "put",
+    action: "put",
+    verb: "replace",
+    summary: (info) =>
+      `replace status of the specified ${info.kind}: only status is stored; metadata.resourceVersion is required`,
+    operations: ["replace"],
+    consumes: ["application/json"],
+    answers: "object",
+    codes: ["200"],
+  },
+  {
+    method: "patch",
+    action: "patch",
+    verb: "patch",
+    summary: (info) =>
+      `partially update status of the specified ${info.kind}: JSON patch, merge patch, or server-side apply; only status is stored`,
+    operations: ["patch", "apply"],
+    consumes: [JSON_PATCH_TYPE, MERGE_PATCH_TYPE, APPLY_PATCH_TYPE],
+    answers: "object",
+    codes: ["200"],
+  },
+];
+
 /** The query parameters of an OpenAPI operation: those of each table operation it serves, once each. */
 function queryParametersOf(operations: readonly Operation[]): ParameterName[] {
   return [...new Set(operations.flatMap(parametersOf))];
 }
 
-function operationId(verb: string, info: KindInfo): string {
+function operationId(verb: string, info: KindInfo, suffix = ""): string {
   const group = info.group
     .split(".")
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
   const version = info.version.charAt(0).toUpperCase() + info.version.slice(1);
-  return `${verb}${group}${version}${info.kind}`;
+  return `${verb}${group}${version}${info.kind}${suffix}`;
 }
 
 function tag(info: KindInfo): string {
@@ -156,7 +194,8 @@ class PathBuilder {
     return { description: "A Status (or the object, while its deletion is in progress)", type: "object" };
   }
 
-  operation(kind: KindName, spec: OperationSpec): SchemaObject {
+  /** `subresource`: "Status" for an operation of the status subresource (its operationId ends with it). */
+  operation(kind: KindName, spec: OperationSpec, subresource = ""): SchemaObject {
     const info = KINDS[kind];
     const schema = this.answer(kind, spec.answers);
     const responses: Record<string, SchemaObject> = {};
@@ -188,7 +227,7 @@ class PathBuilder {
     const operation: SchemaObject = {
       tags: [tag(info)],
       description: spec.summary(info),
-      operationId: operationId(spec.verb, info),
+      operationId: operationId(spec.verb, info, subresource),
     };
     if (this.openapi === 3) {
       if (parameters.length > 0) operation.parameters = parameters;
@@ -241,6 +280,10 @@ class PathBuilder {
             };
       paths[`${collection}/{name}`] = {
         ...Object.fromEntries(ITEM.map((spec) => [spec.method, this.operation(info.kind, spec)])),
+        parameters: [name],
+      };
+      paths[`${collection}/{name}/status`] = {
+        ...Object.fromEntries(STATUS.map((spec) => [spec.method, this.operation(info.kind, spec, "Status")])),
         parameters: [name],
       };
     }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { APPLY_PATCH_TYPE } from "../http/apply-patch";
 import { acceptMediaTypes, JSON_TYPE, mediaTypeOf } from "../http/content-types";
@@ -38,7 +38,8 @@ interface ItemRequest {
 }
 
 /**
- * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`. Each route reads its
+ * The seven operations of one kind at `/apis/<group>/<version>/<plural>[/<name>]`, and the three of its
+ * status subresource at `…/<name>/status`. Each route reads its
  * query with the table of query parameters (http/query) before anything else looks at it; bodies leave
  * through the redaction hook, errors through the Status error handler.
  */
@@ -50,6 +51,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;
+  const status = `${item}/status`;
   const readScope = { kind, store, history: watches.hub.history };
   const jsonBody = (operation: "create" | "replace") => ({
     onRequest: acceptMediaTypes([JSON_TYPE], false),
@@ -110,7 +112,8 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     });
   });
 
-  fastify.get<ItemRequest>(item, { preValidation: readQuery("get") }, async (request, reply) => {
+  // The object, and its status subresource: the same object, read the same way (a Table when asked).
+  const getItem = async (request: FastifyRequest<ItemRequest>, reply: FastifyReply) => {
     const { name } = request.params;
     const query = queryFor(request, "get");
     const table = tableOptions(request.headers.accept, query.includeObject);
@@ -122,7 +125,8 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
     return reply
       .header("content-type", tableContentType(table.version))
       .send(tableOf(kind, [object], table, { resourceVersion }));
-  });
+  };
+  fastify.get<ItemRequest>(item, { preValidation: readQuery("get") }, getItem);
 
   fastify.put<ItemRequest>(item, jsonBody("replace"), async (request, reply) => {
     const query = queryFor(request, "replace");
@@ -151,6 +155,38 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       { type, document: request.body },
       writeOptions(queryFor(request, "patch"), userAgent),
     );
+    addWarnings(reply, warnings);
+    return object;
+  });
+
+  // The status subresource, as kube-apiserver serves it for a CRD with `subresources: {status: {}}`: get,
+  // replace and patch (merge, JSON, apply; never a create) with the main resource's query parameters; a
+  // write stores only the status (ResourceOperations.replaceStatus).
+  fastify.get<ItemRequest>(status, { preValidation: readQuery("get") }, getItem);
+
+  fastify.put<ItemRequest>(status, jsonBody("replace"), async (request, reply) => {
+    const query = queryFor(request, "replace");
+    const { object, warnings } = operations.replaceStatus(
+      request.params.name,
+      request.body,
+      writeOptions(query, request.headers["user-agent"]),
+    );
+    addWarnings(reply, warnings);
+    return object;
+  });
+
+  fastify.patch<ItemRequest>(status, patchBody, async (request, reply) => {
+    const { name } = request.params;
+    const userAgent = request.headers["user-agent"];
+    const read = queryOf(request);
+    const { object, warnings } =
+      read.operation === "apply"
+        ? operations.applyStatus(name, request.body, applyOptions(read.query, userAgent))
+        : operations.patchStatus(
+            name,
+            { type: mediaTypeOf(request) as PatchType, document: request.body },
+            writeOptions(queryFor(request, "patch"), userAgent),
+          );
     addWarnings(reply, warnings);
     return object;
   });

@@ -7,6 +7,7 @@ export {
   type NewIdentity,
   removedObject,
   shorterGrace,
+  statusUpdatedObject,
   updatedObject,
 } from "./next-object";
 export {

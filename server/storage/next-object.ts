@@ -78,6 +78,35 @@ export function updatedObject(
   };
 }
 
+/**
+ * The object a write to the status subresource stores (kube-apiserver's `statusStrategy.PrepareForUpdate`):
+ * the stored object with the request's `status` (none when it has none) and `managedFields` (which record
+ * the status write); spec, the rest of the metadata and the generation stay as stored. 404 when it went,
+ * 409 on a stale resourceVersion.
+ */
+export function statusUpdatedObject(
+  kind: KindName,
+  stored: StoredObject | undefined,
+  object: StoredObject,
+  resourceVersion?: string,
+): StoredObject {
+  const { name } = object.metadata;
+  if (!stored) throw notFound(kind, name);
+  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
+  const { status: _stored, ...rest } = stored;
+  const { managedFields: _managed, ...metadata } = stored.metadata;
+  const { managedFields } = object.metadata;
+  return {
+    ...rest,
+    metadata: orderedMetadata({
+      ...metadata,
+      resourceVersion: resourceVersion ?? stored.metadata.resourceVersion,
+      managedFields,
+    }),
+    ...(object.status && { status: object.status }),
+  };
+}
+
 /** The object as its removal reports it: as stored, at the deletion's resourceVersion. */
 export function removedObject(stored: StoredObject, resourceVersion?: string): StoredObject {
   if (resourceVersion === undefined) return stored;

@@ -3,7 +3,7 @@ import type { KindName } from "../../sdk/schema";
 import { notFound } from "../errors";
 import { SortedBucket } from "./bucket";
 import { copyJson } from "./copy";
-import { createdObject, removedObject, updatedObject } from "./next-object";
+import { createdObject, removedObject, statusUpdatedObject, updatedObject } from "./next-object";
 import { checkPreconditions, type Preconditions } from "./preconditions";
 import { dropsSecrets } from "./secrets";
 import type {
@@ -108,6 +108,13 @@ export class Store implements ObjectStore {
       status: copyJson(status),
     };
     return this.commit("MODIFIED", kind, updated, version);
+  }
+
+  replaceStatus(kind: KindName, obj: StoredObject): StoredObject {
+    const version = this.lastVersion + 1;
+    const stored = this.bucket(kind).get(obj.metadata.name);
+    const updated = statusUpdatedObject(kind, stored, copyJson(obj), String(version));
+    return this.commit("MODIFIED", kind, updated, version, stored);
   }
 
   delete(kind: KindName, name: string, preconditions?: Preconditions): StoredObject | undefined {

@@ -81,8 +81,18 @@ export interface ObjectStore {
    * changes. Status is left as stored: it is written only through `updateStatus`.
    */
   update(kind: KindName, obj: StoredObject): StoredObject;
-  /** Replaces status only; never touches spec or generation. Throws ApiError NotFound. */
+  /**
+   * Replaces status only; never touches spec, generation or managedFields. Throws ApiError NotFound. The
+   * controller's write, in process; clients write status through `replaceStatus`.
+   */
   updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject;
+  /**
+   * A write to the status subresource (`/status`): stores `obj.status` (removes the status when it has none)
+   * and `obj.metadata.managedFields`, and keeps everything else as stored (spec, the rest of the metadata,
+   * generation). `obj.metadata.resourceVersion` must equal the stored one (ApiError Conflict otherwise;
+   * NotFound if absent).
+   */
+  replaceStatus(kind: KindName, obj: StoredObject): StoredObject;
   /**
    * Removes the object at once and returns it (with the deletion's resourceVersion); undefined when it is
    * absent. With preconditions, the check and the removal are one step: ApiError Conflict ("Precondition

@@ -47,6 +47,16 @@ describe("with --token", () => {
     ).toBe(401);
     expect((await server.call("GET", "/no/such/path", denied)).status).toBe(401);
     expect((await server.call("PUT", pathOf("Proxy"), denied)).status).toBe(401);
+    expect((await server.call("GET", `${pathOf("Proxy", "p")}/status`, denied)).status).toBe(401);
+    expect(
+      (
+        await server.call("PATCH", `${pathOf("Proxy", "p")}/status`, {
+          ...denied,
+          body: { status: {} },
+          contentType: "application/merge-patch+json",
+        })
+      ).status,
+    ).toBe(401);
     expect(server.store.get("Proxy", "p")).toBeUndefined();
   });
 

@@ -53,6 +53,20 @@ describe("discovery and health", () => {
     },
   );
 
+  it.each(KIND_NAMES)("lists the status subresource of %s as kube-apiserver lists a CRD's", async (kind) => {
+    const { group, version, plural } = KINDS[kind];
+    const reply = await server.call("GET", `/apis/${group}/${version}`);
+    const names = reply.body.resources.map((resource: Json) => resource.name);
+    expect(names.indexOf(`${plural}/status`)).toBe(names.indexOf(plural) + 1);
+    expect(reply.body.resources).toContainEqual({
+      name: `${plural}/status`,
+      singularName: "",
+      namespaced: false,
+      kind,
+      verbs: ["get", "patch", "update"],
+    });
+  });
+
   it("gives a kind the storageVersionHash kube-apiserver gives its CRD", async () => {
     const reply = await server.call("GET", "/apis/core.example.dev/v1alpha2");
     expect(reply.body.resources[0].storageVersionHash).toBe("P/Umy6Tdj1s=");
@@ -78,6 +92,13 @@ describe("discovery and health", () => {
             scope: "Cluster",
             singularResource: "proxy",
             verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+            subresources: [
+              {
+                subresource: "status",
+                responseKind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
+                verbs: ["get", "patch", "update"],
+              },
+            ],
           },
         ],
         freshness: "Current",

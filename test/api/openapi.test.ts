@@ -85,6 +85,18 @@ describe("OpenAPI and discovery for kubectl", () => {
       expect.arrayContaining(["fieldValidation", "fieldManager", "force", "dryRun"]),
     );
     expect(Object.keys(item.patch.requestBody.content).sort()).toEqual([...PATCH_TYPES].sort());
+
+    // The status subresource, as kube-apiserver publishes a CRD's: read, replace and patch, with the
+    // object's query parameters and operationIds ending in "Status".
+    const status = document.paths[`/apis/${group}/${version}/${plural}/{name}/status`];
+    expect(Object.keys(status).sort()).toEqual(["get", "parameters", "patch", "put"]);
+    for (const method of ["get", "put", "patch"]) {
+      expect(status[method].operationId).toBe(`${item[method].operationId}Status`);
+      expect(status[method]["x-kubernetes-group-version-kind"]).toEqual(gvk);
+      expect(status[method].parameters).toEqual(item[method].parameters);
+      expect(status[method].description).toMatch(new RegExp(`status of the specified ${kind}`));
+    }
+    expect(Object.keys(status.patch.requestBody.content).sort()).toEqual([...PATCH_TYPES].sort());
   });
 
   it("answers every query parameter a document lists for an operation (none is refused as unsupported)", async () => {

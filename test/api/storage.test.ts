@@ -146,6 +146,49 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
     expect(reasonOf(() => store.updateStatus("Proxy", "ghost", {}))).toBe("NotFound");
   });
 
+  it("replaceStatus stores the status and managedFields only, on the stored resourceVersion, and survives a reopen", () => {
+    const dir = tempDir();
+    const store = openStore({ dir });
+    const created = store.create("Proxy", {
+      ...proxy("a", { provider: "cloud" }),
+      metadata: { name: "a", labels: { a: "b" } },
+    });
+    const managedFields = [
+      {
+        manager: "m",
+        operation: "Update" as const,
+        apiVersion: KINDS.Proxy.apiVersion,
+        fieldsType: "FieldsV1" as const,
+        fieldsV1: { "f:status": { "f:phase": {} } },
+        subresource: "status",
+      },
+    ];
+    const written = store.replaceStatus("Proxy", {
+      ...created,
+      metadata: { ...created.metadata, labels: { c: "d" }, generation: 7, managedFields },
+      spec: { provider: "onprem" },
+      status: { phase: "Ready" },
+    });
+    expect(written).toEqual({
+      ...created,
+      metadata: { ...created.metadata, resourceVersion: written.metadata.resourceVersion, managedFields },
+      status: { phase: "Ready" },
+    });
+    expect(Number(written.metadata.resourceVersion)).toBe(Number(created.metadata.resourceVersion) + 1);
+    expect(reasonOf(() => store.replaceStatus("Proxy", { ...created, status: {} }))).toBe("Conflict");
+    expect(reasonOf(() => store.replaceStatus("Proxy", proxy("ghost")))).toBe("NotFound");
+    // Without a status, the write removes it.
+    const { status: _status, ...bare } = written;
+    expect(store.replaceStatus("Proxy", bare)).not.toHaveProperty("status");
+    store.close();
+    const reopened = openStore({ dir });
+    stores.push(reopened);
+    expect(reopened.get("Proxy", "a")).toEqual({
+      ...bare,
+      metadata: { ...bare.metadata, resourceVersion: String(Number(written.metadata.resourceVersion) + 1) },
+    });
+  });
+
   it("deletes and returns the object; deleting again returns undefined", () => {
     const store = fresh();
     store.create("Proxy", proxy("a"));

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../../sdk/schema";
-import { admit, type FieldValidation, readEnvelope } from "../../admission";
-import { ApiError, badRequest, conflict, invalid, resourceDetails } from "../../errors";
+import { admit, admitStatus, type FieldValidation, readEnvelope } from "../../admission";
+import { ApiError, badRequest, conflict, invalid, notFound, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
-import { wouldCreate, wouldUpdate } from "../dry-run";
+import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "../dry-run";
 import { checkObjectSize } from "../object-size";
 import { redactObject } from "../redaction";
 import {
@@ -17,7 +17,7 @@ import {
   sameManager,
   transferOwnership,
 } from "./managed-fields";
-import { objectStructure } from "./structure";
+import { objectStructure, STATUS_STRUCTURE, type Structure } from "./structure";
 import { compare, configProblems, fieldSetOf, merge, removePaths } from "./values";
 
 export type { ManagedFieldsEntry } from "./managed-fields";
@@ -31,21 +31,38 @@ export type { ManagedFieldsEntry } from "./managed-fields";
  * fieldValidation, secrets restored from placeholders.
  */
 
-/** The part of an object managers own: client metadata and spec. */
+/** The part of an object managers own: client metadata, and the spec (or the status through `/status`). */
 interface Tracked {
   metadata?: Record<string, unknown>;
   spec?: unknown;
+  status?: unknown;
 }
 
 const TRACKED_METADATA = ["labels", "annotations", "ownerReferences", "finalizers"] as const;
 
-function trackedOf(object: { metadata?: unknown; spec?: unknown } | undefined): Tracked {
+/** Where a write goes: the object itself (`spec`), or its status subresource (`status`). */
+export type WrittenPart = "spec" | "status";
+
+function trackedOf(
+  object: { metadata?: unknown; spec?: unknown; status?: unknown } | undefined,
+  part: WrittenPart = "spec",
+): Tracked {
   // Before a create there is an object with metadata (its name) and nothing else, as in Kubernetes.
   if (object === undefined) return { metadata: {} };
   const metadata = isRecord(object.metadata) ? object.metadata : {};
   const kept = withoutUndefined(Object.fromEntries(TRACKED_METADATA.map((key) => [key, metadata[key]])));
   // Metadata always exists (it holds the name), so it is never added or removed as a whole.
-  return withoutUndefined({ metadata: kept, spec: object.spec });
+  return withoutUndefined({ metadata: kept, [part]: object[part] ?? undefined });
+}
+
+/** The structure of what `part` writes own. */
+function structureOf(kind: KindName, part: WrittenPart): Structure {
+  return part === "status" ? STATUS_STRUCTURE : objectStructure(kind);
+}
+
+/** The managedFields entry of a write to `part`: `subresource: "status"` for the status, as kube-apiserver writes it. */
+function subresourceOf(part: WrittenPart): { subresource?: string } {
+  return part === "status" ? { subresource: "status" } : {};
 }
 
 /** A JSON value without its nulls: an applied `null` sets nothing (kubectl sends `creationTimestamp: null`). */
@@ -176,6 +193,94 @@ export function applyObject(
   return { object: store.create(kind, result), warnings, created: true };
 }
 
+/**
+ * Server-side apply to the status subresource, as kube-apiserver applies to a CRD's `/status`: the
+ * configuration is merged onto the object and the manager's `Apply` entry (`subresource: "status"`) records
+ * the status and metadata fields it holds (the status strategy resets only `spec`, so the spec is neither
+ * merged nor owned), conflicts with other managers of those fields are refused unless forced, and only the
+ * merged status is stored. The object must exist (404): a status write never creates one.
+ */
+export function applyStatus(
+  { kind, store, maxObjectBytes }: ApplyTarget,
+  name: string,
+  body: unknown,
+  options: ApplyOptions,
+): { object: StoredObject; warnings: string[] } {
+  const config = readConfig(kind, name, body);
+  const configTracked = trackedOf(config, "status");
+  const problems = configProblems(STATUS_STRUCTURE, configTracked);
+  if (problems.length > 0) {
+    throw invalid(
+      kind,
+      name,
+      problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
+    );
+  }
+  const existing = store.get(kind, name);
+  if (existing === undefined) throw notFound(kind, name);
+  const managers = decodeManagedFields(existing.metadata.managedFields).managers;
+  const writer = { manager: options.manager, operation: "Apply" as const, subresource: "status" };
+  const previous = managers.find((entry) => sameManager(entry, writer));
+  const others = managers.filter((entry) => !sameManager(entry, writer));
+  const applied = fieldSetOf(STATUS_STRUCTURE, configTracked);
+
+  const live = trackedOf(existing, "status");
+  let merged = merge(STATUS_STRUCTURE, live, configTracked) as Tracked;
+  if (previous !== undefined) {
+    const stillOwned = others.reduce((owned, entry) => owned.union(entry.fields), applied).withNamedParents();
+    merged = removePaths(
+      STATUS_STRUCTURE,
+      merged,
+      previous.fields.withNamedParents().difference(stillOwned),
+    ) as Tracked;
+  }
+
+  // What admission reads: the configuration's envelope (a uid or a resourceVersion is a precondition).
+  const configMetadata = isRecord(config.metadata) ? config.metadata : {};
+  const envelope = readEnvelope(kind, {
+    ...config,
+    kind: config.kind ?? kind,
+    metadata: { ...configMetadata, name },
+  });
+  checkPreconditions(kind, existing, { uid: envelope.uid });
+  const resourceVersion = envelope.metadata.resourceVersion ?? existing.metadata.resourceVersion;
+  if (resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, name);
+  const { status, warnings } = admitStatus(kind, name, envelope, merged.status, options.fieldValidation);
+
+  const changes = compare(STATUS_STRUCTURE, live, merged);
+  const { managers: kept, conflicts } = transferOwnership(others, writer, changes);
+  if (conflicts.length > 0 && !options.force) {
+    throw new ApiError("Conflict", conflictMessage(conflicts), {
+      ...resourceDetails(kind, name),
+      causes: conflictCauses(conflicts),
+    });
+  }
+  const changed = !isDeepStrictEqual(existing.status, status);
+  const entry: Manager = {
+    ...writer,
+    apiVersion: KINDS[kind].apiVersion,
+    fields: applied,
+    time:
+      changed || previous === undefined || !previous.fields.equals(applied) || previous.time === undefined
+        ? timestamp()
+        : previous.time,
+  };
+  const managedFields = encodeManagedFields([...kept, entry]);
+  const unchanged =
+    !changed &&
+    isDeepStrictEqual(
+      withoutTimes(existing.metadata.managedFields),
+      withoutTimes(managedFields as unknown[] | undefined),
+    );
+  // Nothing to write: the object keeps its resourceVersion, as an unchanged update does in Kubernetes.
+  if (unchanged) return { object: existing, warnings };
+  const { status: _stored, ...rest } = existing;
+  const result = withManagedFields({ ...rest, ...(status && { status }) }, managedFields);
+  checkObjectSize(kind, result, maxObjectBytes);
+  if (options.dryRun) return { object: wouldUpdateStatus(kind, store, result), warnings };
+  return { object: store.replaceStatus(kind, result), warnings };
+}
+
 function withoutTimes(entries: unknown[] | undefined): unknown[] {
   return (entries ?? []).map((entry) => (isRecord(entry) ? { ...entry, time: undefined } : entry));
 }
@@ -247,14 +352,17 @@ export function withManagedFields(
  * owns what the write changed or added, and takes it from every other manager; what the write removed
  * leaves everyone. `sent` is the `metadata.managedFields` of the body: when it holds entries they are the
  * starting point (clients may rewrite ownership, as kubectl does when it moves to server-side apply;
- * `[{}]` clears it), otherwise the stored ones are.
+ * `[{}]` clears it), otherwise the stored ones are. A write to the status subresource (`part` "status")
+ * compares the status and the metadata of the object it was asked to store (`object`, before the stored
+ * metadata is put back) and records an entry with `subresource: "status"`, as kube-apiserver does.
  */
 export function managedFieldsAfterUpdate(
   kind: KindName,
   existing: StoredObject | undefined,
-  object: StoredObject,
+  object: { metadata: { name: string }; spec?: unknown; status?: unknown },
   manager: string,
   sent: unknown,
+  part: WrittenPart = "spec",
 ): ManagedFieldsEntry[] | undefined {
   // `[{}]` is Kubernetes' way to reset ownership: no manager owns anything before this write.
   const reset =
@@ -273,8 +381,8 @@ export function managedFieldsAfterUpdate(
       : existing
         ? decodeManagedFields(existing.metadata.managedFields).managers
         : [];
-  const changes = compare(objectStructure(kind), trackedOf(existing), trackedOf(object));
-  const writer = { manager, operation: "Update" as const };
+  const changes = compare(structureOf(kind, part), trackedOf(existing, part), trackedOf(object, part));
+  const writer = { manager, operation: "Update" as const, ...subresourceOf(part) };
   const { managers: kept } = transferOwnership(managers, writer, changes);
   const taken = changes.modified.union(changes.added);
   const previous = kept.find((entry) => sameManager(entry, writer));
@@ -284,7 +392,12 @@ export function managedFieldsAfterUpdate(
   const time = taken.isEmpty() ? previous?.time : timestamp();
   const entry: Manager | undefined = fields.isEmpty()
     ? undefined
-    : { manager, operation: "Update", apiVersion: KINDS[kind].apiVersion, fields, ...(time && { time }) };
+    : {
+        ...writer,
+        apiVersion: KINDS[kind].apiVersion,
+        fields,
+        ...(time && { time }),
+      };
   return encodeManagedFields(entry ? [...others, entry] : others);
 }
 

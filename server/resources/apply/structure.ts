@@ -26,11 +26,43 @@ interface Def {
   valueType?: z.core.$ZodType;
 }
 
+/**
+ * A value with no schema of its own (`x-kubernetes-preserve-unknown-fields`), as structured-merge-diff
+ * deduces one: an object is a granular map whose values are deduced in turn, anything else is atomic.
+ */
+const DEDUCED: { type: "map"; values: Structure } = { type: "map", values: ATOMIC };
+DEDUCED.values = DEDUCED;
+
+/** The client-owned metadata: what managers own of every object. */
+const METADATA: Structure = {
+  type: "struct",
+  fields: {
+    labels: STRING_MAP,
+    annotations: STRING_MAP,
+    // Owner references are merged by uid and each one is atomic, as in Kubernetes' ObjectMeta.
+    ownerReferences: { type: "list", keys: ["uid"], items: ATOMIC },
+    // A set of strings in Kubernetes; owned whole here (who last wrote the list owns it).
+    finalizers: ATOMIC,
+  },
+};
+
+/**
+ * What managers own through the status subresource: the status (free-form, so deduced) and the client
+ * metadata. kube-apiserver's status strategy names only `spec` among the fields a status write resets
+ * (`GetResetFields` in apiextensions-apiserver's `status_strategy.go`), so the metadata a status write
+ * sends is recorded in its managedFields entry although the write keeps the stored metadata.
+ */
+export const STATUS_STRUCTURE: Structure = {
+  type: "struct",
+  fields: { metadata: METADATA, status: DEDUCED },
+};
+
 const cache = new Map<KindName, Structure>();
 
 /**
- * The part of an object that field managers own: the client-owned metadata and the spec. Kubernetes leaves
- * the server-owned metadata (name, uid, resourceVersion, …) and the status out of managedFields too.
+ * The part of an object that field managers own through writes to the object: the client-owned metadata and
+ * the spec. Kubernetes leaves the server-owned metadata (name, uid, resourceVersion, …) out of managedFields
+ * too, and the status, which is owned through the status subresource (STATUS_STRUCTURE).
  */
 export function objectStructure(kind: KindName): Structure {
   let structure = cache.get(kind);
@@ -38,17 +70,7 @@ export function objectStructure(kind: KindName): Structure {
     structure = {
       type: "struct",
       fields: {
-        metadata: {
-          type: "struct",
-          fields: {
-            labels: STRING_MAP,
-            annotations: STRING_MAP,
-            // Owner references are merged by uid and each one is atomic, as in Kubernetes' ObjectMeta.
-            ownerReferences: { type: "list", keys: ["uid"], items: ATOMIC },
-            // A set of strings in Kubernetes; owned whole here (who last wrote the list owns it).
-            finalizers: ATOMIC,
-          },
-        },
+        metadata: METADATA,
         spec: fromSchema(SPECS[kind].schema),
       },
     };

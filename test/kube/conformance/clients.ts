@@ -22,6 +22,62 @@ export async function kubectlSteps(server: Backend, test: string): Promise<void>
 }
 
 /**
+ * kubectl and the status subresource: `patch --subresource=status` (merge, JSON and apply) changes only the
+ * status, `get --subresource=status` reads it, as a table too.
+ */
+export async function kubectlStatusSteps(server: Backend, test: string): Promise<void> {
+  const file = path.join(tmpdir(), `${test}.json`);
+  await writeFile(file, JSON.stringify(manifest("Proxy", test, {}, { labels: { test } })));
+  await server.kubectl("create", "-f", file);
+  const patched = await server.kubectl(
+    "patch",
+    "proxy",
+    test,
+    "--subresource=status",
+    "--type=merge",
+    "-p",
+    JSON.stringify({ spec: { provider: "aws" }, status: { phase: "Ready" } }),
+  );
+  expect(patched).toContain(`proxy.core.example.dev/${test} patched`);
+  const read = JSON.parse(await server.kubectl("get", "proxy", test, "--subresource=status", "-o", "json"));
+  expect(read.status).toEqual({ phase: "Ready" });
+  expect(read.spec.provider).toBe("cloud");
+  await server.kubectl(
+    "patch",
+    "proxy",
+    test,
+    "--subresource=status",
+    "--type=json",
+    "-p",
+    JSON.stringify([{ op: "add", path: "/status/observedGeneration", value: 1 }]),
+  );
+  const table = await server.kubectl("get", "proxy", test, "--subresource=status");
+  expect(table.split("\n")[0]?.split(/\s+/)).toEqual(["NAME", "PROVIDER", "AGE"]);
+  expect(table).toContain(test);
+  const statusFile = path.join(tmpdir(), `${test}-status.json`);
+  const applied = {
+    apiVersion: `${group}/${version}`,
+    kind: "Proxy",
+    metadata: { name: test },
+    status: { phase: "Applied" },
+  };
+  await writeFile(statusFile, JSON.stringify(applied));
+  await server.kubectl(
+    "apply",
+    "--server-side",
+    "--subresource=status",
+    "--field-manager=operator",
+    "--force-conflicts",
+    "-f",
+    statusFile,
+  );
+  const after = JSON.parse(await server.kubectl("get", "proxy", test, "-o", "json"));
+  expect(after.status).toEqual({ phase: "Applied", observedGeneration: 1 });
+  expect(after.metadata.generation).toBe(1);
+  await server.kubectl("delete", "proxy", test, "--grace-period=0", "--wait=true");
+}
+
+/**
  * @kubernetes/client-node 2.0.1: CustomObjectsApi create, list, merge patch and delete, and its Watch
  * seeing each change. An ES module: imported where used (the tests are CommonJS).
  */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startKubeBackend, startLocalBackend } from "./backends";
-import { clientNodeSteps, kubectlSteps } from "./clients";
+import { clientNodeSteps, kubectlStatusSteps, kubectlSteps } from "./clients";
 import { RUN_COUNT, sharedTests, unique } from "./shared";
 
 /**
@@ -27,6 +27,11 @@ describe.each(BACKENDS)("Kubernetes behaviour on the $name server", ({ start }) 
 
   it("kubectl: create, list, label, get, delete", async () => {
     await kubectlSteps(server, unique("kubectl"));
+    RUN_COUNT.set(server.name, (RUN_COUNT.get(server.name) ?? 0) + 1);
+  });
+
+  it("kubectl: patch, get and apply --subresource=status", async () => {
+    await kubectlStatusSteps(server, unique("kubectl-status"));
     RUN_COUNT.set(server.name, (RUN_COUNT.get(server.name) ?? 0) + 1);
   });
 

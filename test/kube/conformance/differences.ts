@@ -7,12 +7,6 @@ import type { BackendName } from "./backends";
  */
 export interface Differences {
   /**
-   * The `<plural>/status` entries discovery lists: kube-apiserver serves the CRDs' status subresource; the
-   * local server's controller writes status itself and serves no `/status` endpoint yet (the next issue's
-   * controller as a Kubernetes client brings it).
-   */
-  statusSubresources: boolean;
-  /**
    * Whether a Proxy deleted without `gracePeriodSeconds=0` is kept, marked with a deletionTimestamp, for a
    * grace: the local server's controller drains a Proxy before it goes (the design's shutdown); the CRD
    * alone has no such step, so kube-apiserver removes it at once (a finalizer held by the controller, once
@@ -29,12 +23,10 @@ export interface Differences {
 
 export const DIFFERENCES: Record<BackendName, Differences> = {
   kube: {
-    statusSubresources: true,
     proxyDeletionGrace: false,
     exactListOfOlderVersion: "served",
   },
   local: {
-    statusSubresources: false,
     proxyDeletionGrace: true,
     exactListOfOlderVersion: "expired",
   },

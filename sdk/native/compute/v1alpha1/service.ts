@@ -75,7 +75,7 @@ export class Service extends pulumi.CustomResource {
      */
     declare public readonly spec: pulumi.Output<outputs.compute.v1alpha1.ServiceSpec>;
     /**
-     * The observed state, written by the server (conditions in the Kubernetes shape, observedGeneration). Clients cannot write it.
+     * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
      */
     declare public /*out*/ readonly status: pulumi.Output<any>;
 

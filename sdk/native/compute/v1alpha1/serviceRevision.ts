@@ -59,7 +59,7 @@ export class ServiceRevision extends pulumi.CustomResource {
      */
     declare public readonly spec: pulumi.Output<outputs.compute.v1alpha1.ServiceRevisionSpec>;
     /**
-     * The observed state, written by the server (conditions in the Kubernetes shape, observedGeneration). Clients cannot write it.
+     * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
      */
     declare public /*out*/ readonly status: pulumi.Output<any>;
 

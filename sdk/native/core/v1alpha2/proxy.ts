@@ -55,7 +55,7 @@ export class Proxy extends pulumi.CustomResource {
      */
     declare public readonly spec: pulumi.Output<outputs.core.v1alpha2.ProxySpec>;
     /**
-     * The observed state, written by the server (conditions in the Kubernetes shape, observedGeneration). Clients cannot write it.
+     * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
      */
     declare public /*out*/ readonly status: pulumi.Output<any>;
 
