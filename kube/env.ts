@@ -197,6 +197,9 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
       [
         `--etcd-servers=${etcdUrl}`,
         "--bind-address=127.0.0.1",
+        // Else it derives the address from the default route, and a machine (or network namespace) without
+        // one cannot start it.
+        "--advertise-address=127.0.0.1",
         `--secure-port=${securePort}`,
         `--cert-dir=${dir}`,
         `--tls-cert-file=${pki.serverCertFile}`,
