@@ -16,9 +16,10 @@ import {
 } from "../http/query";
 import { tableContentType, tableOptions } from "../http/table-negotiation";
 import { addWarnings } from "../http/warnings";
+import type { ApplyOptions } from "../resources/apply";
 import { listBody } from "../resources/list-body";
 import { checkReadVersion } from "../resources/list-options";
-import { ResourceOperations } from "../resources/operations";
+import { type Patch, ResourceOperations, type WriteOptions, type Written } from "../resources/operations";
 import { PATCH_TYPES, type PatchType } from "../resources/patch";
 import { tableOf } from "../resources/table";
 import type { ObjectStore } from "../storage";
@@ -35,6 +36,14 @@ export interface ResourceRoutesOptions {
 
 interface ItemRequest {
   Params: { name: string };
+}
+
+/** The writes of one item path: the object's, or its status subresource's. */
+interface ItemWrites {
+  replace(name: string, body: unknown, options: WriteOptions): Written;
+  patch(name: string, patch: Patch, options: WriteOptions): Written;
+  /** `created` only where an apply may create (the object, not its status). */
+  apply(name: string, config: unknown, options: ApplyOptions): Written & { created?: boolean };
 }
 
 /**
@@ -128,67 +137,51 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   };
   fastify.get<ItemRequest>(item, { preValidation: readQuery("get") }, getItem);
 
-  fastify.put<ItemRequest>(item, jsonBody("replace"), async (request, reply) => {
-    const query = queryFor(request, "replace");
-    const { object, warnings } = operations.replace(
-      request.params.name,
-      request.body,
-      writeOptions(query, request.headers["user-agent"]),
-    );
-    addWarnings(reply, warnings);
-    return object;
-  });
-
-  fastify.patch<ItemRequest>(item, patchBody, async (request, reply) => {
-    const { name } = request.params;
-    const userAgent = request.headers["user-agent"];
-    const read = queryOf(request);
-    if (read.operation === "apply") {
-      const options = applyOptions(read.query, userAgent);
-      const { object, warnings, created } = operations.apply(name, request.body, options);
+  /** PUT and PATCH (merge, JSON, apply) at `path`, writing through `writes`: the object's or its status's. */
+  const writeRoutes = (path: string, writes: ItemWrites) => {
+    fastify.put<ItemRequest>(path, jsonBody("replace"), async (request, reply) => {
+      const query = queryFor(request, "replace");
+      const options = writeOptions(query, request.headers["user-agent"]);
+      const { object, warnings } = writes.replace(request.params.name, request.body, options);
       addWarnings(reply, warnings);
-      return reply.code(created ? 201 : 200).send(object);
-    }
-    const type = mediaTypeOf(request) as PatchType;
-    const { object, warnings } = operations.patch(
-      name,
-      { type, document: request.body },
-      writeOptions(queryFor(request, "patch"), userAgent),
-    );
-    addWarnings(reply, warnings);
-    return object;
+      return object;
+    });
+
+    fastify.patch<ItemRequest>(path, patchBody, async (request, reply) => {
+      const { name } = request.params;
+      const userAgent = request.headers["user-agent"];
+      const read = queryOf(request);
+      if (read.operation === "apply") {
+        const options = applyOptions(read.query, userAgent);
+        const { object, warnings, created } = writes.apply(name, request.body, options);
+        addWarnings(reply, warnings);
+        return reply.code(created ? 201 : 200).send(object);
+      }
+      const type = mediaTypeOf(request) as PatchType;
+      const { object, warnings } = writes.patch(
+        name,
+        { type, document: request.body },
+        writeOptions(queryFor(request, "patch"), userAgent),
+      );
+      addWarnings(reply, warnings);
+      return object;
+    });
+  };
+
+  writeRoutes(item, {
+    replace: (name, body, options) => operations.replace(name, body, options),
+    patch: (name, patch, options) => operations.patch(name, patch, options),
+    apply: (name, config, options) => operations.apply(name, config, options),
   });
 
   // The status subresource, as kube-apiserver serves it for a CRD with `subresources: {status: {}}`: get,
   // replace and patch (merge, JSON, apply; never a create) with the main resource's query parameters; a
   // write stores only the status (ResourceOperations.replaceStatus).
   fastify.get<ItemRequest>(status, { preValidation: readQuery("get") }, getItem);
-
-  fastify.put<ItemRequest>(status, jsonBody("replace"), async (request, reply) => {
-    const query = queryFor(request, "replace");
-    const { object, warnings } = operations.replaceStatus(
-      request.params.name,
-      request.body,
-      writeOptions(query, request.headers["user-agent"]),
-    );
-    addWarnings(reply, warnings);
-    return object;
-  });
-
-  fastify.patch<ItemRequest>(status, patchBody, async (request, reply) => {
-    const { name } = request.params;
-    const userAgent = request.headers["user-agent"];
-    const read = queryOf(request);
-    const { object, warnings } =
-      read.operation === "apply"
-        ? operations.applyStatus(name, request.body, applyOptions(read.query, userAgent))
-        : operations.patchStatus(
-            name,
-            { type: mediaTypeOf(request) as PatchType, document: request.body },
-            writeOptions(queryFor(request, "patch"), userAgent),
-          );
-    addWarnings(reply, warnings);
-    return object;
+  writeRoutes(status, {
+    replace: (name, body, options) => operations.replaceStatus(name, body, options),
+    patch: (name, patch, options) => operations.patchStatus(name, patch, options),
+    apply: (name, config, options) => operations.applyStatus(name, config, options),
   });
 
   fastify.delete<ItemRequest>(item, deleteBody("delete"), async (request, reply) => {
