@@ -114,17 +114,8 @@ export function applyObject(
   body: unknown,
   options: ApplyOptions,
 ): Applied {
-  const config = readConfig(kind, name, body);
   const structure = objectStructure(kind);
-  const configTracked = trackedOf(config);
-  const problems = configProblems(structure, configTracked);
-  if (problems.length > 0) {
-    throw invalid(
-      kind,
-      name,
-      problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
-    );
-  }
+  const { config, configTracked } = checkedConfig(kind, name, body, structure);
 
   const existing = store.get(kind, name);
   const managers = existing ? decodeManagedFields(existing.metadata.managedFields).managers : [];
@@ -206,16 +197,7 @@ export function applyStatus(
   body: unknown,
   options: ApplyOptions,
 ): { object: StoredObject; warnings: string[] } {
-  const config = readConfig(kind, name, body);
-  const configTracked = trackedOf(config, "status");
-  const problems = configProblems(STATUS_STRUCTURE, configTracked);
-  if (problems.length > 0) {
-    throw invalid(
-      kind,
-      name,
-      problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
-    );
-  }
+  const { config, configTracked } = checkedConfig(kind, name, body, STATUS_STRUCTURE, "status");
   const existing = store.get(kind, name);
   if (existing === undefined) throw notFound(kind, name);
   const managers = decodeManagedFields(existing.metadata.managedFields).managers;
@@ -404,4 +386,25 @@ export function managedFieldsAfterUpdate(
 /** The `metadata.managedFields` of a request body, when it has metadata. */
 export function sentManagedFields(body: unknown): unknown {
   return isRecord(body) && isRecord(body.metadata) ? body.metadata.managedFields : undefined;
+}
+
+/** The apply configuration read from the body, and its fields; 422 when they do not fit `structure`. */
+function checkedConfig(
+  kind: KindName,
+  name: string,
+  body: unknown,
+  structure: Parameters<typeof configProblems>[0],
+  part?: Parameters<typeof trackedOf>[1],
+) {
+  const config = readConfig(kind, name, body);
+  const configTracked = trackedOf(config, part);
+  const problems = configProblems(structure, configTracked);
+  if (problems.length > 0) {
+    throw invalid(
+      kind,
+      name,
+      problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
+    );
+  }
+  return { config, configTracked };
 }
