@@ -53,9 +53,7 @@ export function updatedObject(
   object: StoredObject,
   resourceVersion?: string,
 ): StoredObject {
-  const { name } = object.metadata;
-  if (!stored) throw notFound(kind, name);
-  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
+  checkUpdatable(kind, stored, object);
   const { uid, creationTimestamp, generation = 1, deletionTimestamp } = stored.metadata;
   return {
     apiVersion: stored.apiVersion,
@@ -90,9 +88,7 @@ export function statusUpdatedObject(
   object: StoredObject,
   resourceVersion?: string,
 ): StoredObject {
-  const { name } = object.metadata;
-  if (!stored) throw notFound(kind, name);
-  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
+  checkUpdatable(kind, stored, object);
   const { status: _stored, ...rest } = stored;
   const { managedFields: _managed, ...metadata } = stored.metadata;
   const { managedFields } = object.metadata;
@@ -140,4 +136,15 @@ function orderedMetadata(fields: ObjectMeta): ObjectMeta {
     finalizers: finalizers?.length ? finalizers : undefined,
     managedFields,
   });
+}
+
+/** An update's preconditions: 404 when the object went, 409 when it changed since the version written. */
+function checkUpdatable(
+  kind: KindName,
+  stored: StoredObject | undefined,
+  object: StoredObject,
+): asserts stored is StoredObject {
+  const { name } = object.metadata;
+  if (!stored) throw notFound(kind, name);
+  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
 }
