@@ -157,10 +157,7 @@ export function applyObject(
     operation: "Apply",
     apiVersion: KINDS[kind].apiVersion,
     fields: applied,
-    time:
-      changed || previous === undefined || !previous.fields.equals(applied) || previous.time === undefined
-        ? timestamp()
-        : previous.time,
+    time: entryTime(changed, previous, applied),
   };
   const managedFields = encodeManagedFields([...kept, entry]);
 
@@ -242,10 +239,7 @@ export function applyStatus(
     ...writer,
     apiVersion: KINDS[kind].apiVersion,
     fields: applied,
-    time:
-      changed || previous === undefined || !previous.fields.equals(applied) || previous.time === undefined
-        ? timestamp()
-        : previous.time,
+    time: entryTime(changed, previous, applied),
   };
   const managedFields = encodeManagedFields([...kept, entry]);
   const unchanged =
@@ -407,4 +401,11 @@ function checkedConfig(
     );
   }
   return { config, configTracked };
+}
+
+/** An apply entry keeps its time when neither the object nor the fields it owns changed (as Kubernetes does). */
+function entryTime(changed: boolean, previous: Manager | undefined, applied: Manager["fields"]): string {
+  return changed || previous === undefined || !previous.fields.equals(applied) || previous.time === undefined
+    ? timestamp()
+    : previous.time;
 }

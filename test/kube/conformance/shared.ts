@@ -4,6 +4,15 @@ import { type Json, manifest, pathOf } from "../../helpers/server";
 import { type Backend, LOCAL_HISTORY_SIZE } from "./backends";
 import { DIFFERENCES } from "./differences";
 
+/** A failure Status as both servers send it: the fixed envelope around `fields`. */
+const failure = (fields: Record<string, unknown>) => ({
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  ...fields,
+});
+
 const MERGE = "application/merge-patch+json";
 const JSON_PATCH = "application/json-patch+json";
 const APPLY = "application/apply-patch+yaml";
@@ -105,28 +114,24 @@ export function sharedTests(backend: () => Backend): void {
     expect(got.body.metadata.uid).toBe(created.metadata.uid);
     const again = await server.call("POST", proxies, { body: manifest("Proxy", name, {}) });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      reason: "AlreadyExists",
-      code: 409,
-      message: `proxies.core.example.dev "${name}" already exists`,
-      details: { name, group: "core.example.dev", kind: "proxies" },
-    });
+    expect(again.body).toEqual(
+      failure({
+        reason: "AlreadyExists",
+        code: 409,
+        message: `proxies.core.example.dev "${name}" already exists`,
+        details: { name, group: "core.example.dev", kind: "proxies" },
+      }),
+    );
     const missing = await server.call("GET", pathOf("Proxy", `${name}-missing`));
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      reason: "NotFound",
-      code: 404,
-      message: `proxies.core.example.dev "${name}-missing" not found`,
-      details: { name: `${name}-missing`, group: "core.example.dev", kind: "proxies" },
-    });
+    expect(missing.body).toEqual(
+      failure({
+        reason: "NotFound",
+        code: 404,
+        message: `proxies.core.example.dev "${name}-missing" not found`,
+        details: { name: `${name}-missing`, group: "core.example.dev", kind: "proxies" },
+      }),
+    );
   });
 
   test("replace 200, and 409 Conflict on a stale resourceVersion", async (server) => {
@@ -180,16 +185,12 @@ export function sharedTests(backend: () => Backend): void {
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created);
     const missing = `${name}-missing`;
-    const notFound = {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
+    const notFound = failure({
       reason: "NotFound",
       code: 404,
       message: `proxies.core.example.dev "${missing}" not found`,
       details: { name: missing, group: "core.example.dev", kind: "proxies" },
-    };
+    });
     expect((await server.call("GET", statusOf(missing))).body).toEqual(notFound);
     const patched = await server.call("PATCH", statusOf(missing), {
       body: { status: { phase: "Ready" } },
@@ -262,16 +263,14 @@ export function sharedTests(backend: () => Backend): void {
       body: { ...first.body, status: { phase: "Old" } },
     });
     expect(stale.status).toBe(409);
-    expect(stale.body).toEqual({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      reason: "Conflict",
-      code: 409,
-      message: `Operation cannot be fulfilled on proxies.core.example.dev "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-      details: { name, group: "core.example.dev", kind: "proxies" },
-    });
+    expect(stale.body).toEqual(
+      failure({
+        reason: "Conflict",
+        code: 409,
+        message: `Operation cannot be fulfilled on proxies.core.example.dev "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        details: { name, group: "core.example.dev", kind: "proxies" },
+      }),
+    );
     const stalePatch = await server.call("PATCH", statusOf(name), {
       body: { metadata: { resourceVersion: created.metadata.resourceVersion }, status: { phase: "Old" } },
       contentType: MERGE,
@@ -496,15 +495,11 @@ export function sharedTests(backend: () => Backend): void {
     expect(stream.events).toEqual([
       {
         type: "ERROR",
-        object: {
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: {},
-          status: "Failure",
+        object: failure({
           message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/),
           reason: "Expired",
           code: 410,
-        },
+        }),
       },
     ]);
     // A recent version still resumes.
@@ -531,30 +526,26 @@ export function sharedTests(backend: () => Backend): void {
       expect(reply.body.metadata.resourceVersion).toBe(version);
     } else {
       expect(reply.status).toBe(410);
-      expect(reply.body).toEqual({
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        reason: "Expired",
-        message: "The resourceVersion for the provided list is too old.",
-        code: 410,
-      });
+      expect(reply.body).toEqual(
+        failure({
+          reason: "Expired",
+          message: "The resourceVersion for the provided list is too old.",
+          code: 410,
+        }),
+      );
     }
   });
 
   test("a failure without details (a 400) has no details field", async (server) => {
     const reply = await server.call("GET", `${proxies}?labelSelector=${encodeURIComponent("a in (")}`);
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      reason: "BadRequest",
-      message: expect.any(String),
-      code: 400,
-    });
+    expect(reply.body).toEqual(
+      failure({
+        reason: "BadRequest",
+        message: expect.any(String),
+        code: 400,
+      }),
+    );
   });
 
   test("label selectors and the metadata.name field selector", async (server) => {
