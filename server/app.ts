@@ -30,12 +30,17 @@ export interface AppOptions {
    * Request bodies over twice this are refused before they are read.
    */
   maxObjectBytes?: number;
+  /**
+   * The grace a Proxy deleted without `gracePeriodSeconds` gets, in whole seconds, recorded on its mark as
+   * `metadata.deletionGracePeriodSeconds` (the lifecycle's finalizer removes it when that is over).
+   */
+  proxyDeletionGraceSeconds?: number;
 }
 
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
 export const app: FastifyPluginAsync<AppOptions> = async (
   fastify,
-  { store, token, watch, gitHooks, maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES },
+  { store, token, watch, gitHooks, maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES, proxyDeletionGraceSeconds },
 ) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
@@ -50,7 +55,13 @@ export const app: FastifyPluginAsync<AppOptions> = async (
   if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks });
   const watches = openWatches(fastify, store, watch);
   for (const kind of KIND_NAMES) {
-    await fastify.register(resourceRoutes, { kind, store, watches, maxObjectBytes });
+    await fastify.register(resourceRoutes, {
+      kind,
+      store,
+      watches,
+      maxObjectBytes,
+      proxyDeletionGraceSeconds,
+    });
   }
 };
 

@@ -4,7 +4,7 @@ import type { LogLevel } from "fastify";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
 import { CredentialsFile, type GitOptions, startController } from "./controller";
 import { errorFields } from "./http/request-log";
-import { startLifecycle } from "./lifecycle";
+import { graceSeconds, startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
 
 export {
@@ -102,6 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logLevel: options.logLevel,
     logStream: options.logStream,
     ...(options.maxObjectBytes !== undefined && { maxObjectBytes: options.maxObjectBytes }),
+    proxyDeletionGraceSeconds: graceSeconds(options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS),
     // Deliveries arrive only once the server listens, after the controller below exists.
     gitHooks: { receive: (event) => controller.git.receive(event) },
   });

@@ -86,14 +86,21 @@ function secondsSince(since: string | undefined, now: number): number {
   return Number.isNaN(start) ? 0 : Math.max(0, Math.floor((now - start) / 1000));
 }
 
+/** ", 2 ahead" or ", next in line" from `status.build.ahead`; nothing from a server that does not say. */
+function queuePlace(ahead: number | undefined): string {
+  if (ahead === undefined) return "";
+  return ahead === 0 ? ", next in line" : `, ${ahead} ahead`;
+}
+
 /**
- * What a git source's build in progress is doing, from `status.build`: "build of main queued", "building
+ * What a git source's build in progress is doing, from `status.build`: "build of main queued, 2 ahead", "building
  * main: fetching (3s)", "building main@1a2b3c4 (20s)". Undefined when no build runs.
  */
 export function buildProgress(status: ServiceStatus | undefined, now: number): string | undefined {
   const build = status?.build;
   if (build === undefined) return undefined;
-  if (build.phase === BUILD_PHASES.Pending) return `build of ${buildRef(build)} queued`;
+  if (build.phase === BUILD_PHASES.Pending)
+    return `build of ${buildRef(build)} queued${queuePlace(build.ahead)}`;
   if (build.phase !== BUILD_PHASES.Running) return undefined;
   const elapsed = `(${secondsSince(build.startTime, now)}s)`;
   return build.commit

@@ -51,6 +51,11 @@ export interface BuildStatus {
   phase: BuildPhase;
   /** The branch built (`triggers.productionBranch`, or a preview's branch). */
   branch: string;
+  /**
+   * While `phase` is Pending: how many builds wait ahead of this one for a build slot (0: it takes the
+   * next slot that frees). Kept current as the queue moves; unset once the build runs.
+   */
+  ahead?: number;
   /** The full commit id built; unset while the fetch has not found it. */
   commit?: string;
   /** The pushed manifest digest (`sha256:…`), set when `phase` is Succeeded. */

@@ -13,9 +13,9 @@ import { Propagation } from "./propagation";
  * store. The orphans of one commit are deleted in one commit (a delete-collection's chunk of Services
  * takes its revisions in one more), which cascades further the same way.
  */
-export function startGarbageCollector(store: ObjectStore): () => void {
+export function startGarbageCollector(store: ObjectStore, proxyDeletionGraceSeconds?: number): () => void {
   const index = new OwnerIndex();
-  const propagation = new Propagation(store, index);
+  const propagation = new Propagation(store, index, proxyDeletionGraceSeconds);
   const objects = KIND_NAMES.flatMap((kind) => store.list(kind).map((object) => ({ kind, object })));
   for (const { kind, object } of objects) index.put(kind, object);
   const unsubscribe = store.subscribeCommits((events) => {

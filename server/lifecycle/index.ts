@@ -1,8 +1,8 @@
 import type { ObjectStore } from "../storage";
-import { startFinalizer } from "./finalizer";
+import { graceSeconds, startFinalizer } from "./finalizer";
 import { startGarbageCollector } from "./garbage-collector";
 
-export { FINALIZED_KINDS } from "./finalizer";
+export { FINALIZED_KINDS, graceSeconds } from "./finalizer";
 export {
   PROPAGATION_POLICIES,
   type PropagationPolicy,
@@ -20,7 +20,10 @@ export interface LifecycleOptions {
 
 /** The server-side object lifecycle that Kubernetes runs beside the API: garbage collection, finalizers. */
 export function startLifecycle({ store, proxyDeletionGraceMs }: LifecycleOptions): { stop(): void } {
-  const stops = [startGarbageCollector(store), startFinalizer(store, proxyDeletionGraceMs)];
+  const stops = [
+    startGarbageCollector(store, graceSeconds(proxyDeletionGraceMs)),
+    startFinalizer(store, proxyDeletionGraceMs),
+  ];
   return {
     stop: () => {
       for (const stop of stops) stop();

@@ -29,6 +29,8 @@ export class Propagation {
   constructor(
     private readonly store: ObjectStore,
     private readonly graph: OwnerGraph,
+    /** The server's grace for a Proxy, recorded on a dependent Proxy's mark (see TerminationOptions). */
+    private readonly proxyDeletionGraceSeconds?: number,
   ) {}
 
   /** Picks up what a stop interrupted: owners marked for Orphan or Foreground deletion. */
@@ -88,7 +90,8 @@ export class Propagation {
     const owners = dependent.metadata.ownerReferences ?? [];
     const solid = owners.some((owner) => !this.waiting.has(owner.uid) && this.graph.objectOf(owner.uid));
     if (!solid) {
-      terminate(this.store, kind, dependent, {});
+      const grace = this.proxyDeletionGraceSeconds;
+      terminate(this.store, kind, dependent, grace === undefined ? {} : { defaultGracePeriodSeconds: grace });
       return;
     }
     for (const owner of owners) {

@@ -13,6 +13,12 @@ export interface TerminationOptions {
   propagationPolicy?: PropagationPolicy;
   /** A Proxy's grace period (default: the server's); 0 removes it at once (no drain). Other kinds go at once. */
   gracePeriodSeconds?: number;
+  /**
+   * Not from the request: the server's grace for a Proxy, in whole seconds, recorded as the mark's
+   * `deletionGracePeriodSeconds` when the first delete gives no `gracePeriodSeconds` (as Kubernetes records
+   * a pod's default grace), so clients can tell when it terminates.
+   */
+  defaultGracePeriodSeconds?: number;
 }
 
 /** What deleting an object does: remove it now, or mark it and let the lifecycle remove it later. */
@@ -22,9 +28,9 @@ export type Termination = { remove: true } | { remove: false; marked: StoredObje
  * How a deletion goes, as Kubernetes' registry decides it: the propagation policy becomes a finalizer
  * (`foregroundDeletion`: the object goes after its dependents; `orphan`: once they no longer name it), and
  * an object that has finalizers, or is a Proxy within its grace period, is only marked with a
- * `deletionTimestamp`; anything else is removed at once. A Proxy's grace is the server's, or
- * `gracePeriodSeconds` when given (kept as `deletionGracePeriodSeconds`; 0 removes it at once when no
- * finalizer holds it). Deleting an object already marked changes only its propagation finalizers and may
+ * `deletionTimestamp`; anything else is removed at once. A Proxy's grace is `gracePeriodSeconds` when
+ * given, else the server's (`defaultGracePeriodSeconds`), kept as `deletionGracePeriodSeconds`: it
+ * terminates that long after its `deletionTimestamp` (0 removes it at once when no finalizer holds it). Deleting an object already marked changes only its propagation finalizers and may
  * shorten its grace period, never lengthen it.
  */
 export function terminationOf(
@@ -39,7 +45,11 @@ export function terminationOf(
   if (finalizers.length === 0 && !graceful) return { remove: true };
   const { finalizers: _previous, ...metadata } = existing.metadata;
   const stored = existing.metadata.deletionGracePeriodSeconds;
-  const grace = shorterGrace(stored, finalized ? options.gracePeriodSeconds : undefined);
+  const requested = finalized ? options.gracePeriodSeconds : undefined;
+  // The first delete sets the grace (the request's, else the server's); a later one may only shorten it.
+  const first = existing.metadata.deletionTimestamp === undefined;
+  const serverGrace = first && finalized ? options.defaultGracePeriodSeconds : undefined;
+  const grace = shorterGrace(stored, requested ?? serverGrace);
   const marked: StoredObject = {
     ...existing,
     metadata: {

@@ -79,6 +79,8 @@ export class ResourceOperations {
     private readonly kind: KindName,
     private readonly store: ObjectStore,
     private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
+    /** The server's grace for a Proxy's deletion, recorded on the mark when the request gives none. */
+    private readonly proxyDeletionGraceSeconds?: number,
   ) {}
 
   /**
@@ -178,7 +180,7 @@ export class ResourceOperations {
   }
 
   delete(name: string, options: DeleteOptions): DeleteOutcome {
-    return deleteObject(this.store, this.kind, name, options);
+    return deleteObject(this.store, this.kind, name, this.withServerGrace(options));
   }
 
   /**
@@ -199,9 +201,14 @@ export class ResourceOperations {
     for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
-      deleted.push(...deleteSelected(this.store, this.kind, chunk, options));
+      deleted.push(...deleteSelected(this.store, this.kind, chunk, this.withServerGrace(options)));
     }
     return this.listOf(deleted, {});
+  }
+
+  private withServerGrace<T extends DeleteOptions>(options: T): T {
+    const grace = this.proxyDeletionGraceSeconds;
+    return grace === undefined ? options : { ...options, defaultGracePeriodSeconds: grace };
   }
 
   private update(existing: StoredObject, envelope: Envelope, body: unknown, options: WriteOptions): Written {

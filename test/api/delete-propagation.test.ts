@@ -187,10 +187,25 @@ describe("delete propagation, grace periods and finalizers", () => {
       await expect.poll(async () => (await get("Proxy", "later")).status, { timeout: 3000 }).toBe(404);
 
       await create("Proxy", "cut");
-      expect((await server.call("DELETE", pathOf("Proxy", "cut"))).status).toBe(200);
+      const cutMark = await server.call("DELETE", pathOf("Proxy", "cut"));
+      expect(cutMark.status).toBe(200);
+      // Without gracePeriodSeconds, the mark records the server's grace (60 s here).
+      expect(cutMark.body.metadata.deletionGracePeriodSeconds).toBe(60);
       const cut = await server.call("DELETE", pathOf("Proxy", "cut"), { body: { gracePeriodSeconds: 0 } });
       expect(cut.status, cut.text).toBe(200);
       expect((await get("Proxy", "cut")).status).toBe(404);
+    });
+
+    it("a shortened grace counts from the mark, as the mark says (deletionTimestamp + the new grace)", async () => {
+      await start();
+      await create("Proxy", "short");
+      const marked = await server.call("DELETE", pathOf("Proxy", "short"));
+      expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(60);
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      // 2 s have passed since the mark: a grace of 2 s is over, so the Proxy goes now, not 2 s from now.
+      const shortened = await server.call("DELETE", `${pathOf("Proxy", "short")}?gracePeriodSeconds=2`);
+      expect(shortened.status, shortened.text).toBe(200);
+      expect((await get("Proxy", "short")).status).toBe(404);
     });
 
     it("is accepted and changes nothing for kinds that go at once", async () => {

@@ -60,16 +60,19 @@ describe("persistence", () => {
     }
   });
 
-  it("finishes a Proxy deletion that a restart interrupted", async () => {
+  it("finishes a Proxy deletion that a restart interrupted, after the grace its mark records", async () => {
     const dir = dataDir();
-    const first = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 60_000 });
+    const first = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 2_000 });
     await first.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
-    expect((await first.call("DELETE", pathOf("Proxy", "draining"))).status).toBe(200);
+    const marked = await first.call("DELETE", pathOf("Proxy", "draining"));
+    expect(marked.status).toBe(200);
+    expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(2);
     await first.close();
 
+    // The mark's grace stands whatever the restarted server's own (as a pod's does in Kubernetes).
     const second = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 50 });
     try {
-      await expect.poll(() => second.store.get("Proxy", "draining")).toBeUndefined();
+      await expect.poll(() => second.store.get("Proxy", "draining"), { timeout: 5_000 }).toBeUndefined();
     } finally {
       await second.close();
     }

@@ -4,11 +4,14 @@ import { describe, expect, it } from "vitest";
 import { call, manifest, pathOf } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
 
-async function deleteProxy(url: string): Promise<void> {
+/** Creates and deletes a Proxy; the grace its mark records (`metadata.deletionGracePeriodSeconds`). */
+async function deleteProxy(url: string): Promise<unknown> {
   expect((await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", "edge", {}) })).status).toBe(
     201,
   );
-  expect((await call(url, "DELETE", pathOf("Proxy", "edge"))).status).toBe(200);
+  const marked = await call(url, "DELETE", pathOf("Proxy", "edge"));
+  expect(marked.status).toBe(200);
+  return marked.body.metadata.deletionGracePeriodSeconds;
 }
 
 describe("--proxy-deletion-grace", () => {
@@ -17,7 +20,9 @@ describe("--proxy-deletion-grace", () => {
     const short = spawnServer(["--proxy-deletion-grace", "100ms"], env);
     const long = spawnServer([], env);
     const [shortUrl, longUrl] = await Promise.all([short.url, long.url]);
-    await Promise.all([deleteProxy(shortUrl), deleteProxy(longUrl)]);
+    // The mark records the grace the server applies, in whole seconds (rounded up), so a client can tell
+    // when the Proxy terminates: deletionTimestamp + deletionGracePeriodSeconds.
+    expect(await Promise.all([deleteProxy(shortUrl), deleteProxy(longUrl)])).toEqual([1, 3600]);
 
     await expect
       .poll(async () => (await call(shortUrl, "GET", pathOf("Proxy", "edge"))).status, { timeout: 20_000 })
@@ -26,7 +31,10 @@ describe("--proxy-deletion-grace", () => {
     await sleep(1_500);
     const terminating = await call(longUrl, "GET", pathOf("Proxy", "edge"));
     expect(terminating.status).toBe(200);
-    expect(terminating.body.metadata.deletionTimestamp).toBeDefined();
+    expect(terminating.body.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      deletionGracePeriodSeconds: 3600,
+    });
   }, 90_000);
 
   it("refuses what is not a duration", async () => {

@@ -171,26 +171,48 @@ describe("build failures", () => {
     );
   });
 
-  it("waits for a build slot (Pending) while the slots are taken, then builds", async () => {
+  it("waits for a build slot (Pending, with how many builds are ahead) while the slots are taken, then builds", async () => {
     const single = await startTestServer({
-      git: { buildCommands: true, buildTimeoutMs: 1_500, pollIntervalMs: 0, concurrency: 1 },
+      git: { buildCommands: true, buildTimeoutMs: 2_500, pollIntervalMs: 0, concurrency: 1 },
     });
     try {
       const singleApi = new ServiceApi(single);
-      await singleApi.create(
-        "slow",
-        gitSpec(newRepo("slow"), registry, "team/slow", { build: { command: ["sleep", "30"] } }),
+      const slow = (name: string) =>
+        singleApi.create(
+          name,
+          gitSpec(newRepo(name), registry, `team/${name}`, { build: { command: ["sleep", "30"] } }),
+        );
+      const build = async (name: string) =>
+        ((await singleApi.get(name)).status as GitStatus | undefined)?.build;
+      await slow("slow");
+      await eventually("the slow build to run", async () =>
+        (await build("slow"))?.phase === "Running" ? true : undefined,
       );
-      await eventually("the slow build to run", async () => {
-        const status = (await singleApi.get("slow")).status as GitStatus | undefined;
-        return status?.build?.phase === "Running" ? true : undefined;
-      });
+      // Two more queue behind it: a slow one, then a quick one.
+      await slow("slow-next");
+      await eventually("slow-next to queue", async () =>
+        (await build("slow-next"))?.phase === "Pending" ? true : undefined,
+      );
       await singleApi.create("queued", gitSpec(newRepo("queued"), registry, "team/queued"));
       const pending = await acceptedWith(singleApi, "queued", "AwaitingBuild");
-      expect(pending.build).toEqual({ phase: "Pending", branch: "main" });
+      expect(pending.build).toEqual({ phase: "Pending", branch: "main", ahead: 1 });
+      expect(await build("slow-next")).toEqual({ phase: "Pending", branch: "main", ahead: 0 });
       expect(acceptedMessage(pending)).toContain("(build pending)");
+      // Level-triggered: while the queue stands still, nothing is written.
+      const version = (await singleApi.get("queued")).metadata.resourceVersion;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await singleApi.get("queued")).metadata.resourceVersion).toBe(version);
+      // The first build times out: slow-next runs (its place is gone), queued is next in line.
       await acceptedWith(singleApi, "slow", "BuildFailed");
-      await acceptedWith(singleApi, "queued", "Minted");
+      const moved = await eventually("queued to move up", async () => {
+        const now = await build("queued");
+        return now?.ahead === 0 ? now : undefined;
+      });
+      expect(moved).toEqual({ phase: "Pending", branch: "main", ahead: 0 });
+      expect(await build("slow-next")).not.toHaveProperty("ahead");
+      await acceptedWith(singleApi, "slow-next", "BuildFailed");
+      const minted = await acceptedWith(singleApi, "queued", "Minted");
+      expect(minted.lastBuild).not.toHaveProperty("ahead");
     } finally {
       await single.close();
     }

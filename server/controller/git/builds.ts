@@ -248,7 +248,16 @@ export class GitBuilds {
     let failure: string | undefined;
     const startTime = new Date().toISOString();
     try {
-      release = await this.slots.acquire(stopped);
+      // Told its place at once (the Pending status `evaluate` returns has it), then as the queue moves:
+      // each change queues the Service, so the sync writes the new number, and only then.
+      let queued = false;
+      const acquired = this.slots.acquire(stopped, (ahead) => {
+        if (running.status.phase !== BUILD_PHASES.Pending || running.status.ahead === ahead) return;
+        running.status = { ...running.status, ahead };
+        if (queued) this.options.requeue(name);
+      });
+      queued = true;
+      release = await acquired;
       running.status = {
         phase: BUILD_PHASES.Running,
         branch: request.branch,

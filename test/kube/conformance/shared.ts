@@ -694,10 +694,15 @@ export function sharedTests(backend: () => Backend): void {
     const reply = await server.call("DELETE", pathOf("Proxy", name));
     expect(reply.status, reply.text).toBe(200);
     if (DIFFERENCES[server.name].proxyDeletionGrace) {
-      // Marked for its grace: 200 and the object, as kube-apiserver answers a pod's graceful deletion.
+      // Marked for its grace: 200 and the object, as kube-apiserver answers a pod's graceful deletion,
+      // the grace recorded on the mark.
       expect(reply.body).toMatchObject({
         kind: "Proxy",
-        metadata: { name, deletionTimestamp: expect.any(String) },
+        metadata: {
+          name,
+          deletionTimestamp: expect.any(String),
+          deletionGracePeriodSeconds: expect.any(Number),
+        },
       });
     } else {
       expect(reply.body).toMatchObject({ kind: "Status", status: "Success" });

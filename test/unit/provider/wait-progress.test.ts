@@ -110,7 +110,7 @@ describe("the lines the conditions derive from the object", () => {
   const at = (seconds: number) => () => START + seconds * 1000;
   const COMMIT = "1a2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5";
 
-  it("a git-sourced Service: generation, queued build, fetch, build with its commit, then what was minted", () => {
+  it("a git-sourced Service: generation, queued build (with its place), fetch, build with its commit, then what was minted", () => {
     const written: ObjectWithStatus = { metadata: { name: "api", generation: 3 }, status: {} };
     const condition = serviceAccepted(written, at(20));
     const awaitingBuild = (build: object): ObjectWithStatus => ({
@@ -133,9 +133,16 @@ describe("the lines the conditions derive from the object", () => {
     expect(condition.observe({ ...written, status: { observedGeneration: 2 } })).toEqual(
       pending("waiting for the controller to observe generation 3"),
     );
+    // A server that does not say the queue's length: queued, no more.
     expect(condition.observe(awaitingBuild({ phase: "Pending", branch: "main" }))).toEqual(
       pending("build of main queued"),
     );
+    expect(condition.observe(awaitingBuild({ phase: "Pending", branch: "main", ahead: 2 }))).toEqual(
+      pending("build of main queued, 2 ahead"),
+    );
+    expect(
+      condition.observe(awaitingBuild({ phase: "Pending", branch: "main", commit: COMMIT, ahead: 0 })),
+    ).toEqual(pending("build of main@1a2b3c4 queued, next in line"));
     const startTime = "2026-11-26T10:00:00Z";
     expect(condition.observe(awaitingBuild({ phase: "Running", branch: "main", startTime }))).toEqual(
       pending("building main: fetching (20s)"),
