@@ -299,9 +299,7 @@ function load(file: string): Kubeconfig {
   }
   const result = KUBECONFIG.safeParse(document);
   if (!result.success) {
-    const issues = result.error.issues.map(
-      (issue) => `${issue.path.map(String).join(".")} ${issue.message}`,
-    );
+    const issues = result.error.issues.map((issue) => `${issue.path.map(String).join(".")} ${issue.message}`);
     throw new KubeconfigError(`kubeconfig ${file}: ${issues.join("; ")}`);
   }
   return result.data;
