@@ -115,6 +115,7 @@ function kubeconfigCredentials(
       ...(context !== undefined && { context }),
       given,
       tokenSetting: named("token"),
+      contextSetting: named("context"),
     });
   } catch (error) {
     if (error instanceof KubeconfigError) throw new Error(`${named("kubeconfig")}: ${error.message}`);

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { parse } from "yaml";
 import { z } from "zod";
 import { baseUrlProblem } from "./settings";
 
@@ -42,6 +41,8 @@ export interface KubeconfigOptions {
   given?: { baseUrl?: boolean; ca?: boolean; token?: boolean };
   /** How the caller names its token setting, for the advice on exec and auth-provider users. */
   tokenSetting?: string;
+  /** How the caller names its context setting, for the advice when the file has no current-context. */
+  contextSetting?: string;
 }
 
 /** A kubeconfig that cannot be used: the message names the file, the context and what is wrong. */
@@ -95,14 +96,14 @@ type Kubeconfig = z.output<typeof KUBECONFIG>;
 type Cluster = NonNullable<NonNullable<Kubeconfig["clusters"]>[number]["cluster"]>;
 type User = NonNullable<NonNullable<Kubeconfig["users"]>[number]["user"]>;
 
-/** Settings of a cluster or user this client does not implement, each with what to do instead. */
+/** Settings of a cluster this client does not implement, each with what to do instead. */
 const UNSUPPORTED_CLUSTER: readonly [keyof Cluster, string][] = [
   ["tls-server-name", "give the server's address under a name its certificate holds"],
   ["proxy-url", "reach the server directly"],
 ];
 
-/** `~/…` and a relative path, as a user gives the kubeconfig's own path. */
-export function expandHome(file: string): string {
+/** `~/…` as a user may give the kubeconfig's own path, quoted so no shell expanded it. */
+function expandHome(file: string): string {
   return file === "~" || file.startsWith("~/") ? path.join(homedir(), file.slice(1)) : file;
 }
 
@@ -114,7 +115,7 @@ export function readKubeconfig(file: string, options: KubeconfigOptions = {}): K
   const contextName = options.context ?? nonEmpty(config["current-context"]);
   if (contextName === undefined) {
     throw new KubeconfigError(
-      `kubeconfig ${absolute}: no context chosen and no current-context: name one with the context setting (${names(contexts)})`,
+      `kubeconfig ${absolute}: no context chosen and no current-context: name one with ${options.contextSetting ?? "`context`"} (${names(contexts)})`,
     );
   }
   const context = contexts.find((entry) => entry.name === contextName);
@@ -283,6 +284,8 @@ function load(file: string): Kubeconfig {
     const code = (error as { code?: string }).code ?? String(error);
     throw new KubeconfigError(`kubeconfig ${file}: cannot read it (${code})`);
   }
+  // yaml loads with the first kubeconfig read, as undici with the first request: not for a preview.
+  const { parse } = require("yaml") as typeof import("yaml");
   let document: unknown;
   try {
     document = parse(source);

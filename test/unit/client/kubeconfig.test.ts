@@ -110,8 +110,10 @@ describe("readKubeconfig: the context", () => {
 
   test("asks for a context when there is no current-context", () => {
     const { "current-context": _current, ...config } = twoContexts();
-    const message = failure(() => readKubeconfig(kubeconfig(config)));
-    expect(message).toContain("no context chosen and no current-context");
+    const message = failure(() =>
+      readKubeconfig(kubeconfig(config), { contextSetting: "exampledev:context" }),
+    );
+    expect(message).toContain("no context chosen and no current-context: name one with exampledev:context");
     expect(message).toContain('it has "dev", "prod"');
   });
 
