@@ -205,6 +205,8 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
         `--tls-cert-file=${pki.serverCertFile}`,
         `--tls-private-key-file=${pki.serverKeyFile}`,
         `--token-auth-file=${tokenFile}`,
+        // Client certificates the environment's CA signed authenticate as their CN (user) and O (groups).
+        `--client-ca-file=${pki.caFile}`,
         "--authorization-mode=RBAC",
         `--service-account-key-file=${pki.serviceAccountPublicFile}`,
         `--service-account-signing-key-file=${pki.serviceAccountKeyFile}`,

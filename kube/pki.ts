@@ -62,7 +62,8 @@ async function makeNewPki(dir: string): Promise<void> {
   });
 }
 
-export interface ServingCert {
+/** A certificate and its key, as files. */
+export interface CertFiles {
   certFile: string;
   keyFile: string;
 }
@@ -72,7 +73,7 @@ export interface ServingCert {
  * the admission webhook's, which kube-apiserver verifies against the CA it is given in the webhook
  * configuration.
  */
-export async function signServingCert(dir: string, name: string): Promise<ServingCert> {
+export async function signServingCert(dir: string, name: string): Promise<CertFiles> {
   const file = (suffix: string) => path.join(dir, `${name}.${suffix}`);
   await run("openssl", [
     ...["req", "-x509", ...EC_KEY, "-CA", path.join(dir, "ca.crt"), "-CAkey", path.join(dir, "ca.key")],
@@ -86,6 +87,30 @@ export async function signServingCert(dir: string, name: string): Promise<Servin
     ...out(dir, name),
   ]);
   return { certFile: file("crt"), keyFile: file("key") };
+}
+
+/**
+ * A client certificate for `user` in `groups`, signed by the CA in `dir`: kube-apiserver, given that CA as
+ * `--client-ca-file`, authenticates it as the user (CN) with the groups (O), as kubeadm's admin.conf is.
+ */
+export async function signClientCert(
+  dir: string,
+  user: string,
+  groups: readonly string[] = [],
+): Promise<CertFiles> {
+  const name = `client-${user.replace(/[^A-Za-z0-9_.-]/g, "_")}`;
+  const subject = `/CN=${user}${groups.map((group) => `/O=${group}`).join("")}`;
+  await run("openssl", [
+    ...["req", "-x509", ...EC_KEY, "-CA", path.join(dir, "ca.crt"), "-CAkey", path.join(dir, "ca.key")],
+    ...["-subj", subject],
+    ...extensions(
+      "basicConstraints=critical,CA:FALSE",
+      "keyUsage=critical,digitalSignature",
+      "extendedKeyUsage=clientAuth",
+    ),
+    ...out(dir, name),
+  ]);
+  return { certFile: path.join(dir, `${name}.crt`), keyFile: path.join(dir, `${name}.key`) };
 }
 
 function out(dir: string, name: string): string[] {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type KubeconfigCredentials, KubeconfigError, readKubeconfig } from "../sdk/client/kubeconfig";
 import { baseUrlProblem, MAX_RETRIES_LIMIT, SETTINGS, type SettingName } from "../sdk/client/settings";
 
 /** Where and how the provider reaches the API; read from stack config and EXAMPLEDEV_* variables. */
@@ -6,6 +7,11 @@ export interface Settings {
   baseUrl: string;
   token?: string;
   ca?: string;
+  /** Client certificate and key (mutual TLS), from a kubeconfig's user. */
+  cert?: string;
+  key?: string;
+  /** A kubeconfig's `insecure-skip-tls-verify`. */
+  insecureSkipTlsVerify?: boolean;
   timeoutMs: number;
   maxRetries: number;
 }
@@ -74,9 +80,47 @@ export function booleanSetting(
   throw new Error(`${setting.config} must be true or false, not "${value}"`);
 }
 
-/** Whether an API address is set at all (valid or not): without one, nothing is asked of the API. */
+/**
+ * Whether an API address is set at all (valid or not), directly or through a kubeconfig: without one,
+ * nothing is asked of the API.
+ */
 export function apiAddressConfigured(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): boolean {
-  return reader(config, env)("baseUrl") !== undefined;
+  const read = reader(config, env);
+  return read("baseUrl") !== undefined || read("kubeconfig") !== undefined;
+}
+
+/** A context is chosen in a kubeconfig: without one, the setting would be silently ignored. */
+function checkedContext(context: string | undefined, kubeconfig: string | undefined): string | undefined {
+  if (context !== undefined && kubeconfig === undefined) {
+    throw new Error(
+      `${named("context")} chooses a kubeconfig context, but no kubeconfig is set: set ${named("kubeconfig")} to the file's path`,
+    );
+  }
+  return context;
+}
+
+/**
+ * What the kubeconfig gives for the fields the explicit settings leave open (they win field by field);
+ * errors name the setting, the file and the context, and never a token or a key.
+ */
+function kubeconfigCredentials(
+  read: (name: SettingName) => string | undefined,
+  given: { baseUrl: boolean; token: boolean; ca: boolean },
+): KubeconfigCredentials {
+  const kubeconfig = read("kubeconfig");
+  const context = checkedContext(read("context"), kubeconfig);
+  if (kubeconfig === undefined) return {};
+  try {
+    return readKubeconfig(kubeconfig, {
+      ...(context !== undefined && { context }),
+      given,
+      tokenSetting: named("token"),
+      contextSetting: named("context"),
+    });
+  } catch (error) {
+    if (error instanceof KubeconfigError) throw new Error(`${named("kubeconfig")}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** The address, or an error naming the setting and the fix. */
@@ -119,25 +163,38 @@ function retryCount(text: string | undefined): number {
 
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
   const read = reader(config, env);
-  const baseUrl = read("baseUrl");
-  if (baseUrl === undefined) {
+  const explicitUrl = read("baseUrl");
+  if (explicitUrl === undefined && read("kubeconfig") === undefined) {
     throw new Error(
       `no API address configured: set it with \`pulumi config set ${SETTINGS.baseUrl.config} http://127.0.0.1:8080\` ` +
-        `or the ${SETTINGS.baseUrl.env} environment variable`,
+        `or the ${SETTINGS.baseUrl.env} environment variable, or point ${SETTINGS.kubeconfig.config} at a kubeconfig`,
     );
   }
-  const checked = checkedBaseUrl(baseUrl);
+  if (explicitUrl !== undefined) checkedBaseUrl(explicitUrl);
   const timeoutMs = timeoutSeconds(read("requestTimeoutSeconds")) * 1000;
   const maxRetries = retryCount(read("maxRetries"));
   const caFile = read("caCertificateFile");
-  const ca = read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
-  const token = read("token");
+  const explicitCa =
+    read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
+  const explicitToken = read("token");
+  const fromKubeconfig = kubeconfigCredentials(read, {
+    baseUrl: explicitUrl !== undefined,
+    token: explicitToken !== undefined,
+    ca: explicitCa !== undefined,
+  });
+  // The kubeconfig's server is checked as it is read; with neither, the error above was thrown.
+  const baseUrl = (explicitUrl ?? fromKubeconfig.baseUrl) as string;
+  const token = explicitToken ?? fromKubeconfig.token;
+  const ca = explicitCa ?? fromKubeconfig.ca;
+  const { cert, key, insecureSkipTlsVerify } = fromKubeconfig;
   return {
-    baseUrl: checked,
+    baseUrl,
     timeoutMs,
     maxRetries,
     ...(token !== undefined && { token }),
     ...(ca !== undefined && { ca }),
+    ...(cert !== undefined && key !== undefined && { cert, key }),
+    ...(insecureSkipTlsVerify === true && { insecureSkipTlsVerify }),
   };
 }
 
@@ -159,6 +216,7 @@ export function settingProblems(
   const read = reader(config, env);
   const checks: [SettingName, () => unknown][] = [
     ["baseUrl", () => read("baseUrl") !== undefined && checkedBaseUrl(read("baseUrl") as string)],
+    ["context", () => checkedContext(read("context"), read("kubeconfig"))],
     ["requestTimeoutSeconds", () => timeoutSeconds(read("requestTimeoutSeconds"))],
     ["maxRetries", () => retryCount(read("maxRetries"))],
     ...SWITCHES.map((name): [SettingName, () => unknown] => [name, () => booleanSetting(config, name, env)]),

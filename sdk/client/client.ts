@@ -12,6 +12,12 @@ export interface ClientOptions {
   token?: string;
   /** PEM certificate of the authority that signed the server's certificate. */
   ca?: string | Buffer;
+  /** PEM client certificate for mutual TLS (an API server that authenticates clients by certificate), with `key`. */
+  cert?: string | Buffer;
+  /** PEM private key of `cert`. Never sent, never in a message. */
+  key?: string | Buffer;
+  /** Do not verify the server's certificate (kubeconfig's `insecure-skip-tls-verify`): for test clusters only. */
+  insecureSkipTlsVerify?: boolean;
   /** Deadline of one attempt, from connecting to the last byte of the answer. Default: `DEFAULT_TIMEOUT_MS`. */
   timeoutMs?: number;
   /** Retries after the first attempt (see `retryDelay` for which failures). Default: the `maxRetries` setting's. */
@@ -45,6 +51,9 @@ export function createClient(options: ClientOptions): Client {
     baseUrl: checkedBaseUrl(options.baseUrl),
     ...(options.token !== undefined && { token: options.token }),
     ...(options.ca !== undefined && { ca: options.ca }),
+    ...(options.cert !== undefined && { cert: options.cert }),
+    ...(options.key !== undefined && { key: options.key }),
+    ...(options.insecureSkipTlsVerify === true && { insecureSkipTlsVerify: true }),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: { ...DEFAULT_RETRY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries },
     sleep,

@@ -12,7 +12,8 @@ export interface SettingInfo {
   /** Environment variable read when the config key is empty, or first when `precedence` is "environment". */
   readonly env: string;
   /**
-   * Which source wins when both are set. The environment wins for the API's address and token:
+   * Which source wins when both are set. The environment wins for the API's address and token (and the
+   * kubeconfig and context that give them):
    * `pulumi destroy` and `pulumi refresh` hand the provider the config stored in state at the last update,
    * so the variables are how they reach an API that moved, or use a token that was rotated.
    */
@@ -56,6 +57,21 @@ export const SETTINGS = {
     env: "EXAMPLEDEV_CA_CERTIFICATE_FILE",
     precedence: "config",
     description: "Path of a PEM file with that certificate, read when caCertificate is not set.",
+    secret: false,
+  },
+  kubeconfig: {
+    config: "exampledev:kubeconfig",
+    env: "EXAMPLEDEV_KUBECONFIG",
+    precedence: "environment",
+    description:
+      "Path of a kubeconfig file, read as kubectl reads it: the context's cluster (server, certificate authority, insecure-skip-tls-verify) and user (token or tokenFile, client certificate and key); baseUrl, token and caCertificate(File), when set, win over it field by field.",
+    secret: false,
+  },
+  context: {
+    config: "exampledev:context",
+    env: "EXAMPLEDEV_CONTEXT",
+    precedence: "environment",
+    description: "The kubeconfig context to use instead of the file's current-context.",
     secret: false,
   },
   requestTimeoutSeconds: {

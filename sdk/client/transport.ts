@@ -14,6 +14,11 @@ export interface TransportOptions {
   token?: string;
   /** PEM certificate(s) of the authority that signed the server's certificate. */
   ca?: string | Buffer;
+  /** PEM client certificate and key for mutual TLS. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** The server's certificate is not verified. */
+  insecureSkipTlsVerify?: boolean;
   /** Deadline of one attempt, from connecting to the last byte of the answer. */
   timeoutMs: number;
   retry: RetryOptions;
@@ -88,8 +93,15 @@ export class Transport {
     // undici loads with the first transport, not with the package: a provider that only checks and diffs
     // (a preview) never pays for it.
     const { Pool: UndiciPool } = require("undici") as typeof import("undici");
+    // The connector's options are node:tls's: the CA to trust, the client certificate and key to present.
     this.pool = new UndiciPool(this.origin, {
-      connect: { timeout: options.timeoutMs, ...(options.ca !== undefined && { ca: options.ca }) },
+      connect: {
+        timeout: options.timeoutMs,
+        ...(options.ca !== undefined && { ca: options.ca }),
+        ...(options.cert !== undefined && { cert: options.cert }),
+        ...(options.key !== undefined && { key: options.key }),
+        ...(options.insecureSkipTlsVerify === true && { rejectUnauthorized: false }),
+      },
     });
   }
 

@@ -38,7 +38,9 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["baseUrl"] = (args?.baseUrl) ?? utilities.getEnv("EXAMPLEDEV_BASE_URL");
             resourceInputs["caCertificate"] = (args?.caCertificate) ?? utilities.getEnv("EXAMPLEDEV_CA_CERTIFICATE");
             resourceInputs["caCertificateFile"] = (args?.caCertificateFile) ?? utilities.getEnv("EXAMPLEDEV_CA_CERTIFICATE_FILE");
+            resourceInputs["context"] = (args?.context) ?? utilities.getEnv("EXAMPLEDEV_CONTEXT");
             resourceInputs["deferValidationToPolicies"] = pulumi.output((args?.deferValidationToPolicies) ?? (utilities.getEnvBoolean("EXAMPLEDEV_DEFER_VALIDATION_TO_POLICIES") || false)).apply(JSON.stringify);
+            resourceInputs["kubeconfig"] = (args?.kubeconfig) ?? utilities.getEnv("EXAMPLEDEV_KUBECONFIG");
             resourceInputs["maxRetries"] = pulumi.output((args?.maxRetries) ?? (utilities.getEnvNumber("EXAMPLEDEV_MAX_RETRIES") || 3)).apply(JSON.stringify);
             resourceInputs["requestTimeoutSeconds"] = pulumi.output((args?.requestTimeoutSeconds) ?? (utilities.getEnvNumber("EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS") || 30)).apply(JSON.stringify);
             resourceInputs["serverDryRun"] = pulumi.output((args?.serverDryRun) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_DRY_RUN") || false)).apply(JSON.stringify);
@@ -68,9 +70,17 @@ export interface ProviderArgs {
      */
     caCertificateFile?: pulumi.Input<string | undefined>;
     /**
+     * The kubeconfig context to use instead of the file's current-context.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
      * "true" lets check leave spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at "pulumi up".
      */
     deferValidationToPolicies?: pulumi.Input<boolean | undefined>;
+    /**
+     * Path of a kubeconfig file, read as kubectl reads it: the context's cluster (server, certificate authority, insecure-skip-tls-verify) and user (token or tokenFile, client certificate and key); baseUrl, token and caCertificate(File), when set, win over it field by field.
+     */
+    kubeconfig?: pulumi.Input<string | undefined>;
     /**
      * How many times a failed request is sent again, with backoff, when sending it again is safe (a refused connection, 429/502/503/504, a lost answer to a read or to a create the provider recognises); a whole number from 0 to 20. Raise it on a flaky network.
      */

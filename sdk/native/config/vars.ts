@@ -42,12 +42,34 @@ Object.defineProperty(exports, "caCertificateFile", {
 });
 
 /**
+ * The kubeconfig context to use instead of the file's current-context.
+ */
+export declare const context: string | undefined;
+Object.defineProperty(exports, "context", {
+    get() {
+        return __config.get("context");
+    },
+    enumerable: true,
+});
+
+/**
  * "true" lets check leave spec errors to the policy pack, so one preview lists every violation of the stack; the API still refuses invalid objects at "pulumi up".
  */
 export declare const deferValidationToPolicies: boolean;
 Object.defineProperty(exports, "deferValidationToPolicies", {
     get() {
         return __config.getObject<boolean>("deferValidationToPolicies") ?? false;
+    },
+    enumerable: true,
+});
+
+/**
+ * Path of a kubeconfig file, read as kubectl reads it: the context's cluster (server, certificate authority, insecure-skip-tls-verify) and user (token or tokenFile, client certificate and key); baseUrl, token and caCertificate(File), when set, win over it field by field.
+ */
+export declare const kubeconfig: string | undefined;
+Object.defineProperty(exports, "kubeconfig", {
+    get() {
+        return __config.get("kubeconfig");
     },
     enumerable: true,
 });

@@ -13,11 +13,11 @@ describe("the provider's settings data", () => {
     },
   );
 
-  test("the environment wins only for the API's address and token, the settings a destroy may need to change", () => {
+  test("the environment wins only for the API's address and token (and the kubeconfig that gives them), the settings a destroy may need to change", () => {
     const environmentFirst = Object.entries(SETTINGS)
       .filter(([, setting]) => setting.precedence === "environment")
       .map(([name]) => name);
-    expect(environmentFirst).toEqual(["baseUrl", "token"]);
+    expect(environmentFirst).toEqual(["baseUrl", "token", "kubeconfig", "context"]);
   });
 
   test("only the token is secret", () => {
