@@ -9,6 +9,11 @@ export function resourcePath(kind: KindName, name?: string): string {
   return `${collection}/${encodeURIComponent(name)}`;
 }
 
+/** The status subresource of the named object: a write there changes only `status`. */
+export function statusPath(kind: KindName, name: string): string {
+  return `${resourcePath(kind, name)}/status`;
+}
+
 /** The path with the defined parameters as a query string, in the order given. */
 export function withQuery(path: string, parameters: Record<string, string | number | undefined>): string {
   const query = new URLSearchParams();

@@ -9,7 +9,7 @@ import {
 import { redactValues } from "../errors/redact";
 import { KINDS, type KindName } from "../schema";
 import { isOwnCreate, mayHaveStored, storedAfterFailedCreate, withCreateToken } from "./own-create";
-import { resourcePath, withQuery } from "./paths";
+import { resourcePath, statusPath, withQuery } from "./paths";
 import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
 import type { HttpRequest, HttpResponse, Sleep, Transport } from "./transport";
 import type {
@@ -123,14 +123,12 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     );
   }
 
-  async replace(name: string, object: I, options: WriteOptions = {}): Promise<T> {
-    const { fieldValidation, fieldManager, dryRun, ...call } = options;
-    const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
-    const metadata = { ...(object as { metadata?: object }).metadata };
-    const body = this.envelope({ ...object, metadata: { name, ...metadata } });
-    const secrets = secretValuesOf(this.kind, specOf(object));
-    const response = await this.send({ method: "PUT", path, body, ...call }, secrets);
-    return this.expect(response, name, secrets);
+  replace(name: string, object: I, options: WriteOptions = {}): Promise<T> {
+    return this.put(resourcePath(this.kind, name), name, object, options);
+  }
+
+  replaceStatus(name: string, object: T, options: WriteOptions = {}): Promise<T> {
+    return this.put(statusPath(this.kind, name), name, object, options);
   }
 
   patch(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
@@ -139,13 +137,44 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     patch: readonly JsonPatchOperation[],
     options: PatchOptions & { type: "json" },
   ): Promise<T>;
-  async patch(
+  patch(name: string, patch: MergePatch | readonly JsonPatchOperation[], options: PatchOptions): Promise<T> {
+    return this.sendPatch(resourcePath(this.kind, name), name, patch, options);
+  }
+
+  patchStatus(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
+  patchStatus(
+    name: string,
+    patch: readonly JsonPatchOperation[],
+    options: PatchOptions & { type: "json" },
+  ): Promise<T>;
+  patchStatus(
+    name: string,
+    patch: MergePatch | readonly JsonPatchOperation[],
+    options: PatchOptions,
+  ): Promise<T> {
+    return this.sendPatch(statusPath(this.kind, name), name, patch, options);
+  }
+
+  /** A PUT of the object or of its status subresource (`path`). */
+  private async put(path: string, name: string, object: I | T, options: WriteOptions): Promise<T> {
+    const { fieldValidation, fieldManager, dryRun, ...call } = options;
+    const metadata = { ...(object as { metadata?: object }).metadata };
+    const body = this.envelope({ ...object, metadata: { name, ...metadata } });
+    const secrets = secretValuesOf(this.kind, specOf(object));
+    const query = withQuery(path, { fieldValidation, fieldManager, dryRun });
+    const response = await this.send({ method: "PUT", path: query, body, ...call }, secrets);
+    return this.expect(response, name, secrets);
+  }
+
+  /** A merge or JSON patch of the object or of its status subresource (`path`). */
+  private async sendPatch(
+    itemPath: string,
     name: string,
     patch: MergePatch | readonly JsonPatchOperation[],
     options: PatchOptions,
   ): Promise<T> {
     const { type, fieldValidation, fieldManager, dryRun, ...call } = options;
-    const path = withQuery(resourcePath(this.kind, name), { fieldValidation, fieldManager, dryRun });
+    const path = withQuery(itemPath, { fieldValidation, fieldManager, dryRun });
     const contentType = PATCH_CONTENT_TYPES[type];
     const secrets = Array.isArray(patch)
       ? secretValuesOfJsonPatch(this.kind, patch)

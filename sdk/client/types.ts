@@ -268,6 +268,18 @@ export interface ResourceClient<T, I> {
     patch: readonly JsonPatchOperation[],
     options: PatchOptions & { type: "json" },
   ): Promise<T>;
+  /**
+   * Writes only `status` (the `/status` subresource, as a controller reports what it observed): the object's
+   * other fields are ignored, `metadata.resourceVersion` is checked when given. The object as stored after.
+   */
+  replaceStatus(name: string, object: T, options?: WriteOptions): Promise<T>;
+  /** A patch of the `/status` subresource: only the patch's `status` is stored. */
+  patchStatus(name: string, patch: MergePatch, options: PatchOptions & { type: "merge" }): Promise<T>;
+  patchStatus(
+    name: string,
+    patch: readonly JsonPatchOperation[],
+    options: PatchOptions & { type: "json" },
+  ): Promise<T>;
   /** The object while its deletion is in progress, or undefined when the server answered with a Status. */
   delete(name: string, options?: DeleteOptions): Promise<T | undefined>;
   /**

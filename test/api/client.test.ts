@@ -7,6 +7,7 @@ import {
   type Client,
   ConflictError,
   createClient,
+  GoneError,
   InvalidError,
   NotFoundError,
   type ObjectInput,
@@ -186,5 +187,89 @@ describe("a Service through the client", () => {
     expect(settled?.status?.latestRevision).toMatch(/^minted-[0-9a-f]{10}$/);
     const revision = await client.serviceRevisions.get(settled?.status?.latestRevision ?? "");
     expect(revision.metadata.ownerReferences?.[0]).toMatchObject({ kind: "Service", name: "minted" });
+  });
+});
+
+describe("status through the client's /status subresource", () => {
+  const proxy = (name: string) => ({ metadata: { name }, spec: VALID_SPECS.Proxy });
+
+  it("replaceStatus stores only the status, checked against the resourceVersion sent", async () => {
+    const created = await client.proxies.create(proxy("status-replace"));
+    const written = await client.proxies.replaceStatus("status-replace", {
+      ...created,
+      metadata: { ...created.metadata, labels: { ignored: "yes" } },
+      status: { observedGeneration: 1 },
+    });
+    expect(written.status).toEqual({ observedGeneration: 1 });
+    expect(written.metadata.labels).toBeUndefined();
+    expect(written.spec).toEqual(created.spec);
+    expect(written.metadata.generation).toBe(created.metadata.generation);
+
+    await expect(client.proxies.replaceStatus("status-replace", created)).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+  });
+
+  it("patchStatus merges into the status and leaves the spec alone", async () => {
+    const created = await client.proxies.create(proxy("status-patch"));
+    const patched = await client.proxies.patchStatus(
+      "status-patch",
+      { spec: { upstream: "ignored" }, status: { observedGeneration: 1 } },
+      { type: "merge" },
+    );
+    expect(patched.status).toEqual({ observedGeneration: 1 });
+    expect(patched.spec).toEqual(created.spec);
+    await expect(
+      client.proxies.patchStatus("status-patch-missing", { status: {} }, { type: "merge" }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("list and watch, as an informer uses them", () => {
+  it("watches from a list's resourceVersion: what followed the list, then bookmarks", async () => {
+    const watched = await startTestServer({ watch: { bookmarkIntervalMs: 50 } });
+    const api = createClient({ baseUrl: watched.url, maxRetries: 0 });
+    try {
+      await api.proxies.create({ metadata: { name: "before" }, spec: VALID_SPECS.Proxy });
+      const list = await api.proxies.list();
+      expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
+      const stream = await api.proxies.watch({
+        resourceVersion: list.metadata.resourceVersion,
+        allowWatchBookmarks: true,
+      });
+      await api.proxies.create({ metadata: { name: "after" }, spec: VALID_SPECS.Proxy });
+      const seen: string[] = [];
+      for await (const event of stream) {
+        seen.push(`${event.type} ${event.object.metadata.name ?? ""}`.trim());
+        if (event.type === "BOOKMARK") break;
+      }
+      stream.close();
+      expect(seen).toEqual(["ADDED after", "BOOKMARK"]);
+    } finally {
+      await api.close();
+      await watched.close();
+    }
+  });
+
+  it("a resourceVersion the server no longer keeps is GoneError: the informer lists again", async () => {
+    const watched = await startTestServer({ watch: { historySize: 2 } });
+    const api = createClient({ baseUrl: watched.url, maxRetries: 0 });
+    try {
+      await api.proxies.create({ metadata: { name: "first" }, spec: VALID_SPECS.Proxy });
+      const start = (await api.proxies.list()).metadata.resourceVersion;
+      for (const name of ["a", "b", "c", "d"]) {
+        await api.proxies.create({ metadata: { name }, spec: VALID_SPECS.Proxy });
+      }
+      const gone = async () => {
+        const stream = await api.proxies.watch({ resourceVersion: start });
+        for await (const _ of stream) {
+          // The ERROR event throws.
+        }
+      };
+      await expect(gone()).rejects.toBeInstanceOf(GoneError);
+    } finally {
+      await api.close();
+      await watched.close();
+    }
   });
 });
