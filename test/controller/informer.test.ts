@@ -1,0 +1,187 @@
+// The informer against the local server: the first list, the watch after it, and the relist when the
+// version it resumes from is gone (the cache then equals the server's objects, and the handlers heard of
+// every difference).
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Informer, type ListWatchClient } from "../../controller/informer";
+import { type Client, createClient, type ServiceRevision, type WatchStream } from "../../sdk/client";
+import type { ServiceRevisionSpecInput } from "../../sdk/schema";
+import { VALID_SPECS } from "../api/fixtures";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+// Revisions: deleted at once (a Proxy's deletion first marks it for its grace period).
+const SPEC = VALID_SPECS.ServiceRevision;
+type Revision = ServiceRevision;
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function setUp(options: Parameters<typeof startTestServer>[0] = {}) {
+  const server: TestServer = await startTestServer(options);
+  const client: Client = createClient({ baseUrl: server.url, maxRetries: 0 });
+  closers.push(
+    () => server.close(),
+    () => client.close(),
+  );
+  const create = (name: string, labels: Record<string, string> = {}) =>
+    client.serviceRevisions.create({ metadata: { name, labels }, spec: SPEC as ServiceRevisionSpecInput });
+  return { server, client, create };
+}
+
+/** The informer with every handler call recorded as `add a`, `update a`, `delete a`. */
+function recorded(
+  client: ListWatchClient<Revision>,
+  options: ConstructorParameters<typeof Informer>[1] = {},
+) {
+  const informer = new Informer(client, { backoff: { baseDelayMs: 10, maxDelayMs: 20 }, ...options });
+  const calls: string[] = [];
+  informer.addHandlers({
+    add: (object) => calls.push(`add ${object.metadata.name}`),
+    update: (_, object) => calls.push(`update ${object.metadata.name}`),
+    delete: (object) => calls.push(`delete ${object.metadata.name}`),
+  });
+  closers.push(() => informer.stop());
+  return { informer, calls };
+}
+
+const names = (informer: Informer<Revision>) =>
+  informer
+    .list()
+    .map((object) => object.metadata.name)
+    .sort();
+
+/** A client whose watches can be broken and held back, to make the server forget the version they resume from. */
+function interruptible(client: ListWatchClient<Revision>) {
+  const streams: WatchStream<Revision>[] = [];
+  let gate: Promise<void> = Promise.resolve();
+  const watched: (string | undefined)[] = [];
+  const wrapped: ListWatchClient<Revision> = {
+    list: (options) => client.list(options),
+    watch: async (options) => {
+      await gate;
+      watched.push(options?.resourceVersion);
+      const stream = await client.watch(options);
+      streams.push(stream);
+      return stream;
+    },
+  };
+  return {
+    client: wrapped,
+    watched,
+    /** Breaks the open watch; the next one opens once `release` is called. */
+    hold() {
+      let release = () => {};
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+      for (const stream of streams.splice(0)) stream.close();
+      return release;
+    },
+  };
+}
+
+describe("the informer", () => {
+  it("lists in pages, is synced with every object added, then follows creates, updates and deletes", async () => {
+    const { client, create } = await setUp();
+    for (const name of ["a", "b", "c"]) await create(name);
+    const { informer, calls } = recorded(client.serviceRevisions, { pageSize: 2 });
+    informer.start();
+    await informer.synced();
+    expect(names(informer)).toEqual(["a", "b", "c"]);
+    expect(calls.sort()).toEqual(["add a", "add b", "add c"]);
+    calls.length = 0;
+
+    await create("d");
+    await client.serviceRevisions.patch("a", { metadata: { labels: { changed: "yes" } } }, { type: "merge" });
+    await client.serviceRevisions.delete("b");
+    await vi.waitFor(() => expect(calls).toEqual(["add d", "update a", "delete b"]));
+    expect(informer.get("a")?.metadata.labels).toEqual({ changed: "yes" });
+    expect(names(informer)).toEqual(["a", "c", "d"]);
+    expect(informer.resourceVersion).toBe((await client.serviceRevisions.list()).metadata.resourceVersion);
+  });
+
+  it("resumes a broken watch from the version it reached, without listing again", async () => {
+    const { client, create } = await setUp();
+    await create("a");
+    const watches = interruptible(client.serviceRevisions);
+    const { informer, calls } = recorded(watches.client);
+    informer.start();
+    await informer.synced();
+    await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+    const reached = informer.resourceVersion;
+    const release = watches.hold();
+    await create("b");
+    release();
+    await vi.waitFor(() => expect(calls).toEqual(["add a", "add b"]));
+    expect(watches.watched).toEqual([reached, reached]);
+  });
+
+  it("lists again when the version it resumes from is gone (410), and hands out the differences", async () => {
+    const { client, create } = await setUp({ watch: { historySize: 2 } });
+    for (const name of ["a", "b"]) await create(name);
+    const watches = interruptible(client.serviceRevisions);
+    const { informer, calls } = recorded(watches.client);
+    informer.start();
+    await informer.synced();
+    await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+    calls.length = 0;
+
+    const release = watches.hold();
+    await client.serviceRevisions.delete("a");
+    await client.serviceRevisions.patch("b", { metadata: { labels: { changed: "yes" } } }, { type: "merge" });
+    for (const name of ["c", "d", "e"]) await create(name);
+    release();
+
+    await vi.waitFor(() => expect(names(informer)).toEqual(["b", "c", "d", "e"]));
+    expect(calls.sort()).toEqual(["add c", "add d", "add e", "delete a", "update b"]);
+    expect(informer.get("b")?.metadata.labels).toEqual({ changed: "yes" });
+    // The relisted version, not the one that was gone.
+    expect(watches.watched.at(-1)).toBe((await client.serviceRevisions.list()).metadata.resourceVersion);
+  });
+
+  it("waits a growing backoff after a failure and goes on", async () => {
+    const { client, create } = await setUp();
+    await create("a");
+    let failures = 2;
+    const errors: unknown[] = [];
+    const delays: number[] = [];
+    const { informer, calls } = recorded(
+      {
+        list: (options) => {
+          if (failures-- > 0) throw new Error("connect ECONNREFUSED");
+          return client.serviceRevisions.list(options);
+        },
+        watch: (options) => client.serviceRevisions.watch(options),
+      },
+      {
+        backoff: { baseDelayMs: 100, maxDelayMs: 1_000 },
+        onError: (error) => errors.push(error),
+        sleep: async (ms) => void delays.push(ms),
+      },
+    );
+    informer.start();
+    await informer.synced();
+    expect(calls).toEqual(["add a"]);
+    expect(errors.map((error) => (error as Error).message)).toEqual([
+      "connect ECONNREFUSED",
+      "connect ECONNREFUSED",
+    ]);
+    // Equal jitter: at least half of 100, then of 200.
+    expect(delays[0]).toBeGreaterThanOrEqual(50);
+    expect(delays[1]).toBeGreaterThanOrEqual(100);
+  });
+
+  it("stops: the watch ends and the cache keeps what it held", async () => {
+    const { client, create } = await setUp();
+    await create("a");
+    const { informer, calls } = recorded(client.serviceRevisions);
+    informer.start();
+    await informer.synced();
+    await informer.stop();
+    await create("b");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls).toEqual(["add a"]);
+    expect(names(informer)).toEqual(["a"]);
+  });
+});
