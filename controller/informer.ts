@@ -7,7 +7,7 @@ import { backoff, type RetryPolicy, realSleep, type Sleep } from "../sdk/shared/
 
 /** What the informer reads of an object. */
 export interface Cached {
-  metadata: { name: string; resourceVersion?: string };
+  metadata: { name: string; uid?: string; resourceVersion?: string };
 }
 
 export type ListWatchClient<T> = Pick<ResourceClient<T, unknown>, "list" | "watch">;
@@ -43,6 +43,9 @@ export class Informer<T extends Cached> {
   private version: string | undefined;
   private hasSynced = false;
   private syncWaiters: (() => void)[] = [];
+  /** Names `assumeDeleted` took out, with the uid they had. */
+  private readonly deleted = new Map<string, string>();
+  private versionWaiters: { version: string; resolve: () => void }[] = [];
   private running: Promise<void> | undefined;
 
   constructor(
@@ -91,6 +94,33 @@ export class Informer<T extends Cached> {
     return this.version;
   }
 
+  /**
+   * An object this process just wrote, as the server answered: in the cache at once, so the next read does
+   * not act on the state before its own write (client-go's mutation cache). The watch's event of the same
+   * version is then no news; an older one never replaces it.
+   */
+  assume(object: T): void {
+    const cached = this.cache.get(object.metadata.name);
+    if (cached && isOlder(object.metadata.resourceVersion, cached.metadata.resourceVersion)) return;
+    this.put(object);
+  }
+
+  /**
+   * An object this process just deleted (at once: no finalizer held it): out of the cache now. Until the
+   * watch brings its deletion, events of that incarnation (uid) are older news and do not bring it back.
+   */
+  assumeDeleted(name: string): void {
+    const uid = this.cache.get(name)?.metadata.uid;
+    if (uid !== undefined) this.deleted.set(name, uid);
+    this.remove(name);
+  }
+
+  /** Resolves once the cache has reached `version` (its events and bookmarks up to it are in). */
+  reached(version: string): Promise<void> {
+    if (!isOlder(this.version, version)) return Promise.resolve();
+    return new Promise((resolve) => this.versionWaiters.push({ version, resolve }));
+  }
+
   /** Ends the watch; the cache keeps what it holds. */
   async stop(): Promise<void> {
     this.stopping.abort(new Error("the informer is stopping"));
@@ -110,9 +140,14 @@ export class Informer<T extends Cached> {
         try {
           for await (const event of stream) {
             failures = 0;
-            this.version = event.object.metadata.resourceVersion ?? this.version;
-            if (event.type === "ADDED" || event.type === "MODIFIED") this.put(event.object);
-            else if (event.type === "DELETED") this.remove(event.object.metadata.name);
+            const { name, uid, resourceVersion } = event.object.metadata;
+            if (event.type === "DELETED") {
+              this.deleted.delete(name);
+              this.remove(name);
+            } else if (event.type !== "BOOKMARK" && (uid === undefined || this.deleted.get(name) !== uid)) {
+              this.put(event.object);
+            }
+            this.reach(resourceVersion ?? this.version);
           }
         } finally {
           stream.close();
@@ -145,19 +180,27 @@ export class Informer<T extends Cached> {
       version = page.metadata.resourceVersion;
       token = page.metadata.continue || undefined;
     } while (token);
+    this.deleted.clear();
     for (const name of this.cache.keys()) if (!listed.has(name)) this.remove(name);
     for (const object of listed.values()) this.put(object);
-    this.version = version;
+    this.reach(version);
     if (!this.hasSynced) {
       this.hasSynced = true;
       for (const resolve of this.syncWaiters.splice(0)) resolve();
     }
   }
 
+  private reach(version: string | undefined): void {
+    this.version = version;
+    const waiting = this.versionWaiters;
+    this.versionWaiters = waiting.filter((waiter) => isOlder(version, waiter.version));
+    for (const waiter of waiting) if (!isOlder(version, waiter.version)) waiter.resolve();
+  }
+
   private put(object: T): void {
     const name = object.metadata.name;
     const previous = this.cache.get(name);
-    // A relist finds most objects as they were: only a change is news.
+    // A relist finds most objects as they were, and an assumed write comes back from the watch: no news.
     if (previous && previous.metadata.resourceVersion === object.metadata.resourceVersion) return;
     this.cache.set(name, object);
     for (const handler of this.handlers) {
@@ -172,4 +215,14 @@ export class Informer<T extends Cached> {
     this.cache.delete(name);
     for (const handler of this.handlers) handler.delete?.(previous);
   }
+}
+
+/**
+ * Whether version `a` comes before `b` (an unknown one before any). Versions are etcd revisions on
+ * kube-apiserver and counters on the local server: numbers, though Kubernetes calls them opaque.
+ */
+function isOlder(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined) return b !== undefined;
+  if (b === undefined) return false;
+  return Number(a) < Number(b);
 }

@@ -21,6 +21,8 @@ export interface AppOptions {
   store: ObjectStore;
   /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** The bearer token of the server's own controller, whose answers keep secret values (`http/auth.ts`). */
+  controllerToken?: string;
   /** Watch tuning (history size, bookmark interval, bounds); the defaults are Kubernetes-like. */
   watch?: Partial<WatchOptions>;
   /** Where `POST /hooks/git` deliveries go; without it the route is not served. */
@@ -40,11 +42,19 @@ export interface AppOptions {
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
 export const app: FastifyPluginAsync<AppOptions> = async (
   fastify,
-  { store, token, watch, gitHooks, maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES, proxyDeletionGraceSeconds },
+  {
+    store,
+    token,
+    controllerToken,
+    watch,
+    gitHooks,
+    maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
+    proxyDeletionGraceSeconds,
+  },
 ) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
-  await fastify.register(authentication, { token });
+  await fastify.register(authentication, { token, controllerToken });
   await fastify.register(contentTypes);
   await fastify.register(applyPatchBodies);
   await fastify.register(strictJson);

@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { LogLevel } from "fastify";
+import { type Controller, CredentialsFile, clusterOf, type GitOptions, startController } from "../controller";
+import { createClient } from "../sdk/client";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
-import { CredentialsFile, type GitOptions, startController } from "./controller";
 import { errorFields } from "./http/request-log";
 import { graceSeconds, startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
@@ -95,16 +97,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         process.exit(1);
       }),
   );
+  // The controller's identity: random per start, never leaves this process.
+  const controllerToken = randomBytes(32).toString("base64url");
   const app = buildApp({
     store,
     token: options.token,
+    controllerToken,
     watch: options.watch,
     logLevel: options.logLevel,
     logStream: options.logStream,
     ...(options.maxObjectBytes !== undefined && { maxObjectBytes: options.maxObjectBytes }),
     proxyDeletionGraceSeconds: graceSeconds(options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS),
-    // Deliveries arrive only once the server listens, after the controller below exists.
-    gitHooks: { receive: (event) => controller.git.receive(event) },
+    // The controller starts once the server listens: a delivery before that matches no Service.
+    gitHooks: { receive: (event) => controller?.git.receive(event) ?? { matched: [] } },
   });
   let credentials: CredentialsFile | undefined;
   try {
@@ -121,19 +126,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
   });
-  const controller = startController({
-    store,
-    gateways: options.egressGateways ?? ["default"],
-    log: app.log.child({ component: "controller" }),
-    ...(credentials && { credentials }),
-    ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
-    git: {
-      ...options.git,
-      ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),
-    },
-  });
+  let controller: Controller | undefined;
   const stopBackground = async () => {
-    await controller.stop();
     credentials?.close();
     lifecycle.stop();
     store.close();
@@ -147,14 +141,68 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
+  const url = urlOf(host, port);
+  // The controller is a client like any other, over loopback to this server, as its own identity.
+  const client = createClient({ baseUrl: loopbackUrl(host, port), token: controllerToken });
+  const running = startController({
+    cluster: clusterOf(client, {
+      onError: (error) =>
+        app.log.warn({ error: errorFields(error) }, "the controller's watch failed; retrying"),
+    }),
+    gateways: options.egressGateways ?? ["default"],
+    log: app.log.child({ component: "controller" }),
+    ...(credentials && { credentials }),
+    ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
+    git: {
+      ...options.git,
+      ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),
+    },
+  });
+  controller = running;
+  const lastWrites = lastWritesOf(store);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url,
     store,
-    idle: () => controller.idle(),
+    async idle() {
+      // The controller hears of writes through its watches: idle once it has seen every write made so far
+      // and synced what they queued, its own writes' events included.
+      for (;;) {
+        const versions = { ...lastWrites };
+        await running.reached(versions);
+        await running.idle();
+        if (versions.services === lastWrites.services && versions.revisions === lastWrites.revisions) return;
+      }
+    },
     close: () => {
-      closing ??= app.close().then(stopBackground);
+      // The controller first: its watches are connections the server would wait for.
+      closing ??= running
+        .stop()
+        .then(() => client.close())
+        .then(() => app.close())
+        .then(stopBackground);
       return closing;
     },
   };
+}
+
+/** The address the server's own controller reaches it at: a wildcard host is reached on loopback. */
+function loopbackUrl(host: string, port: number): string {
+  if (host === "0.0.0.0" || host === "") return urlOf("127.0.0.1", port);
+  return urlOf(host === "::" ? "::1" : host, port);
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** The resourceVersion of the last write of each kind the controller watches. */
+function lastWritesOf(store: ObjectStore): { services?: string; revisions?: string } {
+  const versions: { services?: string; revisions?: string } = {};
+  store.subscribe((event) => {
+    const version = event.object.metadata.resourceVersion;
+    if (event.kind === "Service") versions.services = version;
+    else if (event.kind === "ServiceRevision") versions.revisions = version;
+  });
+  return versions;
 }

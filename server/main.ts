@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
+import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "../controller";
 import { parseDuration } from "../sdk/schema";
-import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "./controller";
 import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
 import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 

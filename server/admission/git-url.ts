@@ -1,8 +1,9 @@
 // A Service's git URL at admission: what no server could fetch (a `file://` URL naming a host) is a 422
 // on the field. What this server may fetch (`--git-allow`) is judged by its controller, in the Accepted
 // condition, as it depends on the server's flags and on the file system.
+
+import { malformedUrl, URL_FIELD } from "../../controller/git/url";
 import type { KindName } from "../../sdk/schema";
-import { malformedUrl, URL_FIELD } from "../controller/git/url";
 import type { StatusCause } from "../errors";
 
 function gitUrlOf(spec: unknown): unknown {

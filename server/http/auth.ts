@@ -6,20 +6,42 @@ import { shared } from "./shared";
 /** Paths a load balancer or test harness probes without credentials. */
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/healthz"]);
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The server's own controller sent it: its answers keep secret values (see `controllerToken`). */
+    seesSecrets: boolean;
+  }
+}
+
 /**
  * With a token, every request except the public paths needs `Authorization: Bearer <token>` (401
  * otherwise). Comparing SHA-256 digests keeps the comparison constant-time and independent of lengths.
+ * `controllerToken` is the identity of the server's own controller, a client like any other but one that
+ * reads the credentials it acts on (registry passwords are write-only for everyone else), as a Kubernetes
+ * controller's service account may read Secrets; it lives only in the server's memory.
  */
-export const authentication = shared<{ token?: string }>(async (fastify, { token }) => {
-  if (token === undefined) return;
-  const expected = digest(token);
-  fastify.addHook("onRequest", async (request, reply) => {
-    if (PUBLIC_PATHS.has(pathOf(request.url))) return;
-    if (bearerMatches(request.headers.authorization, expected)) return;
-    reply.header("WWW-Authenticate", 'Bearer realm="exampledev"');
-    throw new ApiError("Unauthorized", "Unauthorized: send the API token as 'Authorization: Bearer <token>'");
-  });
-});
+export const authentication = shared<{ token?: string; controllerToken?: string }>(
+  async (fastify, { token, controllerToken }) => {
+    fastify.decorateRequest("seesSecrets", false);
+    const expected = token === undefined ? undefined : digest(token);
+    const controller = controllerToken === undefined ? undefined : digest(controllerToken);
+    if (expected === undefined && controller === undefined) return;
+    fastify.addHook("onRequest", async (request, reply) => {
+      if (PUBLIC_PATHS.has(pathOf(request.url))) return;
+      const { authorization } = request.headers;
+      if (controller !== undefined && bearerMatches(authorization, controller)) {
+        request.seesSecrets = true;
+        return;
+      }
+      if (expected === undefined || bearerMatches(authorization, expected)) return;
+      reply.header("WWW-Authenticate", 'Bearer realm="exampledev"');
+      throw new ApiError(
+        "Unauthorized",
+        "Unauthorized: send the API token as 'Authorization: Bearer <token>'",
+      );
+    });
+  },
+);
 
 export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? "");

@@ -21,6 +21,8 @@ export class RequestLogController extends LogController {
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
     };
     if (error) reply.log.error(line, "request failed");
+    // The server's own controller logs what it does; its requests only repeat that.
+    else if (request.seesSecrets) reply.log.debug(line, "controller request");
     else reply.log.info(line, "request");
   }
 }

@@ -24,6 +24,8 @@ export interface WatchRequest {
   resourceVersion?: string;
   sendInitialEvents?: boolean;
   allowWatchBookmarks: boolean;
+  /** The server's own controller watches: not one of the clients `--max-watches` bounds. */
+  own?: boolean;
 }
 
 export interface WatchSink {
@@ -135,9 +137,12 @@ export class WatchHub {
     history.subscribe((event) => this.later(() => this.dispatch(event)));
   }
 
+  /** Open watches of clients; the server's own controller's are not counted. */
   get size(): number {
     let size = 0;
-    for (const watchers of this.byKind.values()) size += watchers.size;
+    for (const watchers of this.byKind.values()) {
+      for (const watcher of watchers) if (!watcher.request.own) size++;
+    }
     return size;
   }
 

@@ -2,7 +2,7 @@
 // is matched to Services by URL, its mirror fetched, and those Services synced; the answer (202) names
 // them. Behind the server token like every route but /healthz.
 import type { FastifyPluginAsync } from "fastify";
-import { type HookEvent, type HookResult, parseHookEvent } from "../controller";
+import { type HookEvent, type HookResult, parseHookEvent } from "../../controller";
 import { badRequest } from "../errors";
 
 export const GIT_HOOK_PATH = "/hooks/git";

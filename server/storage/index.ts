@@ -2,6 +2,7 @@ import { SqliteJournal } from "./sqlite";
 import { Store } from "./store";
 import type { ObjectStore } from "./types";
 
+export { timestamp } from "../../sdk/shared/time";
 export {
   createdObject,
   type NewIdentity,
@@ -16,7 +17,6 @@ export {
   type Preconditions,
   preconditionFailed,
 } from "./preconditions";
-export { timestamp } from "./store";
 export type {
   CommitListener,
   DeleteTarget,

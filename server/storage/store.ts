@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { KindName } from "../../sdk/schema";
-import { notFound } from "../errors";
+import { timestamp } from "../../sdk/shared/time";
 import { SortedBucket } from "./bucket";
 import { copyJson } from "./copy";
 import { createdObject, removedObject, statusUpdatedObject, updatedObject } from "./next-object";
@@ -23,11 +23,6 @@ export interface StoreOptions {
   journal?: Journal;
   /** A throwing listener must not undo a committed write nor starve the listeners after it. */
   onListenerError?: (error: unknown) => void;
-}
-
-/** Kubernetes timestamps are RFC 3339 with second precision. */
-export function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
@@ -97,17 +92,6 @@ export class Store implements ObjectStore {
     const stored = this.bucket(kind).get(obj.metadata.name);
     const updated = updatedObject(kind, stored, copyJson(obj), String(version));
     return this.commit("MODIFIED", kind, updated, version, stored);
-  }
-
-  updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject {
-    const existing = this.require(kind, name);
-    const version = this.lastVersion + 1;
-    const updated: StoredObject = {
-      ...existing,
-      metadata: { ...existing.metadata, resourceVersion: String(version) },
-      status: copyJson(status),
-    };
-    return this.commit("MODIFIED", kind, updated, version);
   }
 
   replaceStatus(kind: KindName, obj: StoredObject): StoredObject {
@@ -183,12 +167,6 @@ export class Store implements ObjectStore {
       this.objects.set(kind, bucket);
     }
     return bucket;
-  }
-
-  private require(kind: KindName, name: string): StoredObject {
-    const existing = this.bucket(kind).get(name);
-    if (!existing) throw notFound(kind, name);
-    return existing;
   }
 
   /** Journal first: if the durable write fails, memory and listeners never see the change. */

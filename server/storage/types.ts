@@ -78,14 +78,9 @@ export interface ObjectStore {
    * the API computes, server-side apply's record of who owns which field), and may set
    * `deletionTimestamp` (never clear it). `obj.metadata.resourceVersion` must equal the stored one
    * (ApiError Conflict otherwise; NotFound if absent). `generation` goes up by one when the spec
-   * changes. Status is left as stored: it is written only through `updateStatus`.
+   * changes. Status is left as stored: it is written only through `replaceStatus`.
    */
   update(kind: KindName, obj: StoredObject): StoredObject;
-  /**
-   * Replaces status only; never touches spec, generation or managedFields. Throws ApiError NotFound. The
-   * controller's write, in process; clients write status through `replaceStatus`.
-   */
-  updateStatus(kind: KindName, name: string, status: Record<string, unknown>): StoredObject;
   /**
    * A write to the status subresource (`/status`): stores `obj.status` (removes the status when it has none)
    * and `obj.metadata.managedFields`, and keeps everything else as stored (spec, the rest of the metadata,

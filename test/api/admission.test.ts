@@ -242,7 +242,8 @@ describe("admission", () => {
     it("keeps what the server wrote through a client's PUT", async () => {
       const name = fresh("p");
       await server.call("POST", pathOf("Proxy"), { body: manifest("Proxy", name, {}) });
-      server.store.updateStatus("Proxy", name, { phase: "Ready" });
+      const stored = server.store.get("Proxy", name);
+      if (stored) server.store.replaceStatus("Proxy", { ...stored, status: { phase: "Ready" } });
       const current = (await server.call("GET", pathOf("Proxy", name))).body;
       const reply = await server.call("PUT", pathOf("Proxy", name), {
         body: { ...current, status: { phase: "Hacked" } },

@@ -74,6 +74,8 @@ describe("secrets are never echoed", () => {
     async (kind: KindName) => {
       const name = `roundtrip-${kind.toLowerCase()}`;
       await call("POST", pathOf(kind), { body: manifest(kind, name, SECRET_SPECS[kind]) });
+      // The controller's status write moves a Service's resourceVersion: the PUT below comes after it.
+      await server.idle();
       const stored = server.store.get(kind, name)?.spec;
 
       const read = await call("GET", pathOf(kind, name));

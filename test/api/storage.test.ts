@@ -72,7 +72,7 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
     const versions = [
       store.create("Proxy", proxy("a")).metadata.resourceVersion,
       store.create("Service", { ...proxy("s"), kind: "Service" }).metadata.resourceVersion,
-      store.updateStatus("Proxy", "a", { phase: "Ready" }).metadata.resourceVersion,
+      withStatus(store, "a", { phase: "Ready" }).metadata.resourceVersion,
       store.delete("Service", "s")?.metadata.resourceVersion,
     ].map(Number);
     expect(versions).toEqual([...versions].sort((x, y) => x - y));
@@ -100,11 +100,11 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
   it("raises generation on spec changes only, and keeps uid, creationTimestamp and status", () => {
     const store = fresh();
     const created = store.create("Proxy", proxy("a"));
-    const withStatus = store.updateStatus("Proxy", "a", { phase: "Ready" });
-    expect(withStatus.metadata.generation).toBe(1);
+    const ready = withStatus(store, "a", { phase: "Ready" });
+    expect(ready.metadata.generation).toBe(1);
     const relabelled = store.update("Proxy", {
-      ...withStatus,
-      metadata: { ...withStatus.metadata, labels: { a: "b" } },
+      ...ready,
+      metadata: { ...ready.metadata, labels: { a: "b" } },
     });
     expect(relabelled.metadata.generation).toBe(1);
     const changed = store.update("Proxy", {
@@ -137,13 +137,13 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
   it("writes status without touching spec or generation", () => {
     const store = fresh();
     store.create("Proxy", proxy("a", { provider: "cloud" }));
-    const updated = store.updateStatus("Proxy", "a", { phase: "Ready" });
+    const updated = withStatus(store, "a", { phase: "Ready" });
     expect(updated).toMatchObject({
       spec: { provider: "cloud" },
       status: { phase: "Ready" },
       metadata: { generation: 1 },
     });
-    expect(reasonOf(() => store.updateStatus("Proxy", "ghost", {}))).toBe("NotFound");
+    expect(reasonOf(() => store.replaceStatus("Proxy", { ...proxy("ghost"), status: {} }))).toBe("NotFound");
   });
 
   it("replaceStatus stores the status and managedFields only, on the stored resourceVersion, and survives a reopen", () => {
@@ -236,6 +236,13 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
     expect(errors).toHaveLength(1);
   });
 });
+
+/** The Proxy's status written as the `/status` subresource writes it. */
+function withStatus(store: ObjectStore, name: string, status: Record<string, unknown>): StoredObject {
+  const current = store.get("Proxy", name);
+  if (!current) throw new Error(`Proxy ${name} is not stored`);
+  return store.replaceStatus("Proxy", { ...current, status });
+}
 
 describe("the durable store", () => {
   it("finds its objects and its resourceVersion again after reopening, even when the last write was a delete", () => {

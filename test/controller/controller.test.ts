@@ -2,8 +2,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type Controller, startController } from "../../server/controller";
-import { ServiceSync } from "../../server/controller/sync";
+import { type Controller, startController } from "../../controller";
+import { ServiceSync } from "../../controller/sync";
 import type { ObjectStore } from "../../server/storage";
 import {
   condition,
@@ -14,8 +14,10 @@ import {
   recordingStore,
   revisionNames,
   status,
+  storeCluster,
   updateService,
   withSpec,
+  writeStatus,
 } from "./fixtures";
 
 let running: { controller: Controller; store: ObjectStore }[] = [];
@@ -31,7 +33,7 @@ afterEach(async () => {
 function start(seed: (store: ObjectStore) => void = () => {}) {
   const recording = recordingStore();
   seed(recording.store);
-  const controller = startController({ store: recording.store });
+  const controller = startController({ cluster: storeCluster(recording.store) });
   running.push({ controller, store: recording.store });
   return { ...recording, controller };
 }
@@ -81,7 +83,7 @@ describe("startController", () => {
 
     // A status-only event (as its own status write makes) syncs once more and changes nothing.
     const stored = store.get("Service", "web");
-    store.updateStatus("Service", "web", { ...stored?.status });
+    writeStatus(store, "web", { ...stored?.status });
     await controller.idle();
     expect(syncs).toHaveBeenCalledTimes(3);
     expect(take()).toEqual(["MODIFIED Service/web"]);
@@ -117,7 +119,10 @@ describe("startController", () => {
         if (event.kind === "Service" && event.object.status) requestsWhenReported ??= requests;
       });
       createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
-      const controller = startController({ store, backoff: { baseDelayMs: 3_600_000 } });
+      const controller = startController({
+        cluster: storeCluster(store),
+        backoff: { baseDelayMs: 3_600_000 },
+      });
       running.push({ controller, store });
       await controller.idle();
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { serviceKeyOf } from "../../server/controller/events";
-import type { StoredObject, WatchEvent } from "../../server/storage";
+import { serviceKeyOf } from "../../controller/events";
+import type { KubeObject } from "../../controller/objects";
+import type { KindName } from "../../sdk/schema";
 
-const event = (kind: WatchEvent["kind"], metadata: StoredObject["metadata"]): WatchEvent => ({
-  type: "MODIFIED",
+const event = (kind: KindName, metadata: KubeObject["metadata"]): KubeObject => ({
+  apiVersion: "v",
   kind,
-  object: { apiVersion: "v", kind, metadata, spec: {} },
+  metadata,
+  spec: {},
 });
 
 const owner = (name: string, controller: boolean) => ({

@@ -1,6 +1,9 @@
 // Services and stores for the controller tests: specs as users write them, and a recorder of the writes
 // a sync makes ("seed a store, run one sync, compare actions").
-import { applyDefaults, type ServiceSpecInput } from "../../sdk/schema";
+import type { Cluster, KindCache } from "../../controller";
+import type { InformerHandlers } from "../../controller/informer";
+import type { KubeObject } from "../../controller/objects";
+import { applyDefaults, type KindName, type ServiceSpecInput } from "../../sdk/schema";
 import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
 
 export const DIGEST_A = `sha256:${"a".repeat(64)}`;
@@ -52,6 +55,13 @@ export function updateService(
   return store.update("Service", { ...changed, spec: applyDefaults("Service", changed.spec) });
 }
 
+/** A write of the Service's status alone, as the `/status` subresource stores it. */
+export function writeStatus(store: ObjectStore, name: string, status: Record<string, unknown>): StoredObject {
+  const current = store.get("Service", name);
+  if (!current) throw new Error(`Service ${name} is not stored`);
+  return store.replaceStatus("Service", { ...current, status });
+}
+
 export function withSpec(spec: ServiceSpecInput) {
   return (object: StoredObject): StoredObject => ({ ...object, spec: spec as Record<string, unknown> });
 }
@@ -89,4 +99,49 @@ export interface StatusView {
     lastTransitionTime: string;
     observedGeneration: number;
   }[];
+}
+
+/**
+ * The controller's view of a store, in place of informers and a client (a fake clientset, as
+ * sample-controller's tests have): reads and writes go to the store, whose events reach the handlers at
+ * once; `start` hands every stored object to them as an informer's first list does.
+ */
+export function storeCluster(store: ObjectStore): Cluster {
+  const kinds: { kind: KindName; handlers: InformerHandlers<KubeObject>[] }[] = [];
+  const kindCache = (kind: KindName): KindCache => {
+    const handlers: InformerHandlers<KubeObject>[] = [];
+    kinds.push({ kind, handlers });
+    store.subscribe((event) => {
+      if (event.kind !== kind) return;
+      for (const handler of handlers) {
+        if (event.type === "ADDED") handler.add?.(event.object);
+        else if (event.type === "MODIFIED") handler.update?.(event.object, event.object);
+        else handler.delete?.(event.object);
+      }
+    });
+    return {
+      get: (name) => store.get(kind, name),
+      list: () => store.list(kind),
+      addHandlers: (added) => void handlers.push(added),
+      create: async (object) => store.create(kind, object),
+      replace: async (object) => store.update(kind, object),
+      replaceStatus: async (object) => store.replaceStatus(kind, object),
+      async delete(name, uid) {
+        store.delete(kind, name, uid === undefined ? undefined : { uid });
+      },
+    };
+  };
+  const services = kindCache("Service");
+  const revisions = kindCache("ServiceRevision");
+  return {
+    services,
+    revisions,
+    async start() {
+      for (const { kind, handlers } of kinds) {
+        for (const object of store.list(kind)) for (const handler of handlers) handler.add?.(object);
+      }
+    },
+    async stop() {},
+    async reached() {},
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { revisionsToPrune } from "../../server/controller/history";
+import { revisionsToPrune } from "../../controller/history";
 import type { StoredObject } from "../../server/storage";
 
 /** Revisions r1..rN created in that order; r1 and r2 share a second, told apart by resourceVersion. */

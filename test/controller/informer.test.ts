@@ -172,6 +172,53 @@ describe("the informer", () => {
     expect(delays[1]).toBeGreaterThanOrEqual(100);
   });
 
+  it("takes its own writes at once; the watch's event of the same version is no news", async () => {
+    const { client, create } = await setUp();
+    const { informer, calls } = recorded(client.serviceRevisions);
+    informer.start();
+    await informer.synced();
+    const created = await create("a");
+    informer.assume(created);
+    expect(calls).toEqual(["add a"]);
+    await informer.reached(created.metadata.resourceVersion ?? "");
+    expect(calls).toEqual(["add a"]);
+
+    const labelled = await client.serviceRevisions.patch(
+      "a",
+      { metadata: { labels: { changed: "yes" } } },
+      { type: "merge" },
+    );
+    informer.assume(labelled);
+    // An older version never replaces a newer one.
+    informer.assume(created);
+    expect(informer.get("a")?.metadata.labels).toEqual({ changed: "yes" });
+    await client.serviceRevisions.delete("a");
+    informer.assumeDeleted("a");
+    expect(informer.get("a")).toBeUndefined();
+    await informer.reached((await client.serviceRevisions.list()).metadata.resourceVersion ?? "");
+    expect(calls).toEqual(["add a", "update a", "delete a"]);
+  });
+
+  it("does not bring back what it deleted when older events of it arrive late", async () => {
+    const { client, create } = await setUp();
+    await create("a");
+    const watches = interruptible(client.serviceRevisions);
+    const { informer, calls } = recorded(watches.client);
+    informer.start();
+    await informer.synced();
+    await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+    const release = watches.hold();
+    await client.serviceRevisions.patch("a", { metadata: { labels: { late: "yes" } } }, { type: "merge" });
+    await client.serviceRevisions.delete("a");
+    informer.assumeDeleted("a");
+    const recreated = await create("a");
+    release();
+    await informer.reached(recreated.metadata.resourceVersion ?? "");
+    // The late MODIFIED of the deleted incarnation changed nothing; its DELETED found it gone.
+    expect(calls).toEqual(["add a", "delete a", "add a"]);
+    expect(informer.get("a")?.metadata.uid).toBe(recreated.metadata.uid);
+  });
+
   it("stops: the watch ends and the cache keeps what it held", async () => {
     const { client, create } = await setUp();
     await create("a");

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, revisionName } from "../../server/controller/naming";
+import { canonicalJson, revisionName } from "../../controller/naming";
 
 const DIGEST = `sha256:${"a".repeat(64)}`;
 

@@ -9,7 +9,7 @@ import {
   type ResolveResult,
   registryBaseUrl,
   resolveBundle,
-} from "../../server/controller/oci";
+} from "../../controller/oci";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 import { requestToken, startTokenServer, type TokenServer } from "../helpers/token-server";
 

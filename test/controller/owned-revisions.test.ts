@@ -1,12 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { OwnedRevisions } from "../../controller/owned-revisions";
 import { KINDS } from "../../sdk/schema";
-import { OwnedRevisions } from "../../server/controller/owned-revisions";
 import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
-
-const closers: (() => void)[] = [];
-afterEach(() => {
-  for (const close of closers.splice(0)) close();
-});
+import { storeCluster } from "./fixtures";
 
 function service(store: ObjectStore, name: string): StoredObject {
   return store.create("Service", {
@@ -35,6 +31,15 @@ function revision(store: ObjectStore, name: string, owner?: StoredObject): Store
   });
 }
 
+/** The index fed by the store's events, as the controller feeds it from the revisions' informer. */
+function indexOf(store: ObjectStore): OwnedRevisions {
+  const cluster = storeCluster(store);
+  const owned = new OwnedRevisions(cluster.revisions);
+  cluster.revisions.addHandlers(owned.handlers);
+  void cluster.start();
+  return owned;
+}
+
 const names = (objects: StoredObject[]) => objects.map((object) => object.metadata.name).sort();
 
 describe("the index of the revisions each Service controls", () => {
@@ -43,8 +48,7 @@ describe("the index of the revisions each Service controls", () => {
     const a = service(store, "a");
     const b = service(store, "b");
     revision(store, "a-1", a);
-    const owned = new OwnedRevisions(store);
-    closers.push(() => owned.close());
+    const owned = indexOf(store);
     revision(store, "a-2", a);
     revision(store, "b-1", b);
     revision(store, "loose");
@@ -59,8 +63,7 @@ describe("the index of the revisions each Service controls", () => {
     const store = openStore("memory");
     const first = service(store, "web");
     revision(store, "web-1", first);
-    const owned = new OwnedRevisions(store);
-    closers.push(() => owned.close());
+    const owned = indexOf(store);
     store.delete("Service", "web");
     const second = service(store, "web");
     expect(owned.of(second)).toEqual([]);
@@ -71,8 +74,7 @@ describe("the index of the revisions each Service controls", () => {
     const store = openStore("memory");
     const a = service(store, "a");
     const b = service(store, "b");
-    const owned = new OwnedRevisions(store);
-    closers.push(() => owned.close());
+    const owned = indexOf(store);
     const moved = revision(store, "r", a);
     store.update("ServiceRevision", {
       ...moved,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { WorkQueue } from "../../server/controller/queue";
+import { WorkQueue } from "../../controller/queue";
 
 describe("WorkQueue", () => {
   it("hands out each waiting key once, in the order first added", async () => {

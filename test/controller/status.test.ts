@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextConditions } from "../../server/controller/conditions";
+import { nextConditions } from "../../controller/conditions";
 
 const ready = { type: "Ready", status: "True" as const, reason: "Fine", message: "all good" };
 

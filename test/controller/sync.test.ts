@@ -2,9 +2,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../controller/logger";
+import { ServiceSync } from "../../controller/sync";
 import { validateSpec } from "../../sdk/schema";
-import { silentLogger } from "../../server/controller/logger";
-import { ServiceSync } from "../../server/controller/sync";
 import type { ObjectStore } from "../../server/storage";
 import {
   condition,
@@ -17,8 +17,10 @@ import {
   recordingStore,
   revisionNames,
   status,
+  storeCluster,
   updateService,
   withSpec,
+  writeStatus,
 } from "./fixtures";
 
 let stores: ObjectStore[] = [];
@@ -30,7 +32,7 @@ afterEach(() => {
 function setUp(gateways: readonly string[] = ["default"]) {
   const recording = recordingStore();
   stores.push(recording.store);
-  const sync = new ServiceSync({ store: recording.store, gateways, log: silentLogger });
+  const sync = new ServiceSync({ cluster: storeCluster(recording.store), gateways, log: silentLogger });
   return { ...recording, sync };
 }
 
@@ -108,7 +110,7 @@ describe("syncService", () => {
     // Transition times from long ago, so that a new one shows.
     const LONG_AGO = "2020-01-01T00:00:00Z";
     const stored = status(store, "web");
-    store.updateStatus("Service", "web", {
+    writeStatus(store, "web", {
       ...stored,
       conditions: stored?.conditions.map((entry) => ({ ...entry, lastTransitionTime: LONG_AGO })),
     });
@@ -291,7 +293,7 @@ describe("syncService", () => {
       stores.push(recording.store);
       const { store, take } = recording;
       const sync = new ServiceSync({
-        store,
+        cluster: storeCluster(store),
         gateways: ["default"],
         log: silentLogger,
         resolve: { retries: 0 },

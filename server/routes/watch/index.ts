@@ -67,7 +67,8 @@ export function serveWatch(
   table: TableOptions | undefined,
 ): FastifyReply {
   const { hub, settings, lines, scheduler } = watches;
-  if (hub.size >= settings.maxWatches) {
+  const { seesSecrets } = reply.request;
+  if (!seesSecrets && hub.size >= settings.maxWatches) {
     throw new ApiError(
       "TooManyRequests",
       `too many open watches (${settings.maxWatches}, --max-watches); retry shortly`,
@@ -80,7 +81,7 @@ export function serveWatch(
     handle?.close();
     for (const timer of timers) clearTimeout(timer);
   };
-  const encode = (event: WatchOutput) => lines.encode(kind, event, table);
+  const encode = (event: WatchOutput) => lines.encode(kind, event, table, seesSecrets);
   const stream = new WatchStream(encode, scheduler, () => reply.raw.flushHeaders(), release);
   /** Ends the stream after its queue; a client that still has not read it after the grace is cut off. */
   const endWithin = (grace: number, onClose: () => void = () => {}) => {
@@ -137,6 +138,7 @@ export function serveWatch(
         resourceVersion: options.resourceVersion,
         sendInitialEvents: options.sendInitialEvents,
         allowWatchBookmarks: options.allowWatchBookmarks,
+        own: seesSecrets,
       },
       sink,
     );

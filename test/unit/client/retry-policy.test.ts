@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { OCI_RETRY } from "../../../controller/oci/retry";
 import { DEFAULT_RETRY } from "../../../sdk/client/retry";
 import {
   backoff,
@@ -9,7 +10,6 @@ import {
   retryWait,
   withOverrides,
 } from "../../../sdk/shared/retry";
-import { OCI_RETRY } from "../../../server/controller/oci/retry";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const policy: RetryPolicy = { ...DEFAULT_RETRY, random: () => 0.5, now: () => NOW };

@@ -1,7 +1,7 @@
 // One definition of the Status body and the reason -> code table (sdk/errors), of the retry policy and its
 // Retry-After parser (sdk/shared/retry.ts), of "is a JSON object" (sdk/shared/records.ts), of message
 // redaction (sdk/errors/redact.ts) and of the metadata syntax checks (sdk/schema/metadata.ts). The checks
-// read the syntax tree of every source file of sdk/, server/, provider/ and policies/, so an import or a
+// read the syntax tree of every source file of sdk/, controller/, server/, provider/ and policies/, so an import or a
 // re-export never counts as a declaration, and a comment never counts as code. Each detector is also shown
 // to catch the second copies this repository used to have (`FORMER_COPIES`).
 import { readdirSync, readFileSync } from "node:fs";
@@ -41,7 +41,7 @@ function parse(file: string, text: string): Source {
   return { file, tree: ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true) };
 }
 
-const SOURCES: Source[] = ["sdk", "server", "provider", "policies"]
+const SOURCES: Source[] = ["sdk", "controller", "server", "provider", "policies"]
   .flatMap(sourceFiles)
   .map((file) => parse(file, readFileSync(join(ROOT, file), "utf8")));
 
@@ -278,11 +278,7 @@ test("the client transport and the controller's OCI calls both use the one retry
     ),
   ).map(({ file }) => file);
   expect(importers).toEqual(
-    expect.arrayContaining([
-      "sdk/client/retry.ts",
-      "sdk/client/transport.ts",
-      "server/controller/oci/http.ts",
-    ]),
+    expect.arrayContaining(["sdk/client/retry.ts", "sdk/client/transport.ts", "controller/oci/http.ts"]),
   );
 });
 
@@ -353,7 +349,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "retryPolicies",
-    file: "server/controller/oci/retry.ts",
+    file: "controller/oci/retry.ts",
     text: `export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
       if (value === undefined || value.trim() === "") return undefined;
       if (/^\\d+$/.test(value.trim())) return Number(value) * 1000;
@@ -370,7 +366,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "retryPolicies",
-    file: "server/controller/oci/retry.ts",
+    file: "controller/oci/retry.ts",
     text: `export function retryDelay(retry: number): number {
       const ceiling = Math.min(10_000, 250 * 2 ** retry);
       return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
@@ -390,7 +386,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "redactions",
-    file: "server/controller/oci/failure.ts",
+    file: "controller/oci/failure.ts",
     text: `const REDACTED = "<redacted>";`,
   },
   {

@@ -2,9 +2,9 @@
 // authentication: HEAD skips blobs the registry has, a monolithic upload (POST, then PUT ?digest=) sends
 // the others, and the manifest is PUT by tag, or by digest without one. The manifest digest is returned.
 import { createHash } from "node:crypto";
-import { redact } from "../../../sdk/errors/redact";
-import type { BundleRef } from "../../../sdk/schema";
-import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { redact } from "../../sdk/errors/redact";
+import type { BundleRef } from "../../sdk/schema";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
 import { RegistryAuthenticator } from "./auth";
 import { ResolutionFailure, serverMessage } from "./failure";
 import { type HttpRequest, type HttpResponse, header, type RequestContext, send } from "./http";

@@ -4,11 +4,12 @@
 // is gone or whose pull request closed is deleted; deleting the parent deletes them (garbage collector).
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { applyDefaults, MAX_NAME_LENGTH, parseDuration, type ServiceSpec } from "../../../sdk/schema";
-import type { PreviewStatus } from "../../../sdk/schema/status";
-import type { ObjectStore, StoredObject } from "../../storage";
+import { applyDefaults, MAX_NAME_LENGTH, parseDuration, type ServiceSpec } from "../../sdk/schema";
+import type { PreviewStatus } from "../../sdk/schema/status";
+import type { KindCache } from "../cluster";
 import type { ControllerLogger } from "../logger";
 import { REVISION_HASH_LENGTH } from "../naming";
+import type { KubeObject } from "../objects";
 import { controllerReference, isControlledBy } from "../revision";
 import { branchRef, type Mirrors } from "./mirrors";
 import { repositoryKey } from "./url";
@@ -64,7 +65,7 @@ export function previewName(parent: string, branch: string): string {
 }
 
 export interface PreviewsOptions {
-  store: ObjectStore;
+  services: KindCache;
   mirrors: Mirrors;
   log: ControllerLogger;
   requeue(name: string): void;
@@ -89,11 +90,11 @@ export class Previews {
 
   /**
    * Creates, updates and deletes the parent's previews as its spec and the repository's refs call for;
-   * returns the previews that exist, sorted by name. Synchronous (the sync's converge step).
+   * returns the previews that exist, sorted by name.
    */
-  reconcile(parent: StoredObject, spec: ServiceSpec, now: number): PreviewStatus[] {
-    const { store } = this.options;
-    const existing = store.page("Service", { where: (object) => isControlledBy(object, parent) }).items;
+  async reconcile(parent: KubeObject, spec: ServiceSpec, now: number): Promise<PreviewStatus[]> {
+    const { services } = this.options;
+    const existing = services.list().filter((object) => isControlledBy(object, parent));
     const git = spec.source.git;
     const refs = git ? this.options.mirrors.refs(git.url) : undefined;
     // Refs unknown (no fetch yet, or it failed): leave the previews as they are.
@@ -102,7 +103,7 @@ export class Previews {
     const wanted = new Map(desired.map((preview) => [preview.name, preview]));
     for (const object of existing) {
       if (wanted.has(object.metadata.name)) continue;
-      store.delete("Service", object.metadata.name, { uid: object.metadata.uid });
+      await services.delete(object.metadata.name, object.metadata.uid);
       this.options.log.info(
         { service: parent.metadata.name, preview: object.metadata.name },
         "deleted preview",
@@ -110,7 +111,7 @@ export class Previews {
     }
     const statuses: PreviewStatus[] = [];
     for (const preview of desired) {
-      if (this.apply(parent, spec, preview)) {
+      if (await this.apply(parent, spec, preview)) {
         statuses.push({
           name: preview.name,
           branch: preview.branch,
@@ -132,7 +133,7 @@ export class Previews {
     this.expiries.clear();
   }
 
-  private desired(parent: StoredObject, spec: ServiceSpec, now: number): DesiredPreview[] {
+  private desired(parent: KubeObject, spec: ServiceSpec, now: number): DesiredPreview[] {
     const git = spec.source.git;
     const refs = git && this.options.mirrors.refs(git.url);
     if (!git || !refs) return [];
@@ -168,12 +169,12 @@ export class Previews {
   }
 
   /** Creates or updates one preview; false when its name is held by a Service the parent does not control. */
-  private apply(parent: StoredObject, spec: ServiceSpec, preview: DesiredPreview): boolean {
-    const { store, log } = this.options;
+  private async apply(parent: KubeObject, spec: ServiceSpec, preview: DesiredPreview): Promise<boolean> {
+    const { services, log } = this.options;
     const desired = previewObject(parent, spec, preview);
-    const current = store.get("Service", preview.name);
+    const current = services.get(preview.name);
     if (!current) {
-      store.create("Service", desired);
+      await services.create(desired);
       log.info(
         { service: parent.metadata.name, preview: preview.name, branch: preview.branch },
         "created preview",
@@ -191,7 +192,7 @@ export class Previews {
       isDeepStrictEqual(current.metadata.labels, desired.metadata.labels) &&
       isDeepStrictEqual(current.metadata.annotations, desired.metadata.annotations);
     if (!sameMetadata || !isDeepStrictEqual(current.spec, desired.spec)) {
-      store.update("Service", {
+      await services.replace({
         ...current,
         metadata: {
           ...current.metadata,
@@ -236,7 +237,7 @@ export function parentLabel(parent: string): string {
   return `${parent.slice(0, MAX_LABEL_VALUE - HASH_LENGTH - 1).replace(/[-.]+$/, "")}-${hash}`;
 }
 
-function statusOf(object: StoredObject): PreviewStatus {
+function statusOf(object: KubeObject): PreviewStatus {
   const source = object.spec.source as ServiceSpec["source"] | undefined;
   const branch = source?.git?.triggers.productionBranch ?? "";
   const number = Number(PULL_REQUEST_REF.exec(branch)?.[1]);
@@ -246,7 +247,7 @@ function statusOf(object: StoredObject): PreviewStatus {
 const byName = (a: PreviewStatus, b: PreviewStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The parent's spec with the source pinned to the branch, previews off and no paths filter. */
-function previewObject(parent: StoredObject, spec: ServiceSpec, preview: DesiredPreview): StoredObject {
+function previewObject(parent: KubeObject, spec: ServiceSpec, preview: DesiredPreview): KubeObject {
   const { liveRevision: _pinnedForParent, source, ...rest } = spec;
   const git = source.git;
   if (!git) throw new Error("a preview needs a git source");

@@ -4,11 +4,12 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { GitSource, ServiceSpec } from "../../../sdk/schema";
-import type { PreviewStatus } from "../../../sdk/schema/status";
-import type { ObjectStore, StoredObject } from "../../storage";
+import type { GitSource, ServiceSpec } from "../../sdk/schema";
+import type { PreviewStatus } from "../../sdk/schema/status";
+import type { KindCache } from "../cluster";
 import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import type { ControllerLogger } from "../logger";
+import type { KubeObject } from "../objects";
 import { GitBuilds, type GitState } from "./builds";
 import { Mirrors } from "./mirrors";
 import { Previews } from "./previews";
@@ -52,7 +53,7 @@ export interface HookResult {
 }
 
 interface Context {
-  store: ObjectStore;
+  services: KindCache;
   requeue(name: string): void;
   log: ControllerLogger;
 }
@@ -101,7 +102,7 @@ export class GitSources {
       signal: this.stopping.signal,
     });
     this.previews = new Previews({
-      store: context.store,
+      services: context.services,
       mirrors: this.mirrors,
       log: context.log,
       requeue: context.requeue,
@@ -114,12 +115,12 @@ export class GitSources {
   }
 
   /** For the sync: what to mint for a git source and what status says of its builds (see `GitBuilds.evaluate`). */
-  state(service: StoredObject, git: GitSource): GitState {
+  state(service: KubeObject, git: GitSource): GitState {
     return this.builds.evaluate(service, git);
   }
 
   /** For the sync: the parent's previews brought in line with its spec; the list for its status. */
-  reconcilePreviews(parent: StoredObject, spec: ServiceSpec): PreviewStatus[] {
+  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewStatus[]> {
     return this.previews.reconcile(parent, spec, Date.now());
   }
 
@@ -193,7 +194,7 @@ export class GitSources {
 
   /** Git Services, optionally only those naming one of `repositories`. */
   private servicesOf(repositories?: ReadonlySet<string>): { name: string; url: string }[] {
-    return this.context.store.list("Service").flatMap((service) => {
+    return this.context.services.list().flatMap((service) => {
       const git = (service.spec.source as { git?: GitSource } | undefined)?.git;
       if (!git) return [];
       const key = repositoryKey(git.url);

@@ -1,8 +1,8 @@
 // The controller's parameters for the shared retry policy (sdk/shared/retry.ts), and which registry
 // answers are worth another attempt.
-import { type RetryPolicy, realSleep } from "../../../sdk/shared/retry";
+import { type RetryPolicy, realSleep } from "../../sdk/shared/retry";
 
-export type { Sleep } from "../../../sdk/shared/retry";
+export type { Sleep } from "../../sdk/shared/retry";
 
 export const defaultSleep = realSleep;
 

@@ -3,10 +3,10 @@
 // once the status is current) reuse the answer, so a moved tag is picked up when the Service is written
 // or when the tag poll (`recheckTag`) finds it moved. A failure that may pass is the exception: it is
 // asked about again, but not while its retry backs off.
-import type { BundleRef, GitSource, ServiceSource } from "../../sdk/schema";
-import { type BuildStatus, CONDITION_REASONS } from "../../sdk/schema/status";
-import type { StoredObject } from "../storage";
+import type { BundleRef, GitSource, ServiceSource } from "../sdk/schema";
+import { type BuildStatus, CONDITION_REASONS } from "../sdk/schema/status";
 import type { GitSources } from "./git";
+import type { KubeObject } from "./objects";
 import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
@@ -74,7 +74,7 @@ export class BundleSources {
   ) {}
 
   async bundleFor(
-    service: StoredObject,
+    service: KubeObject,
     source: ServiceSource,
     options: BundleOptions = {},
   ): Promise<BundleOutcome> {
@@ -98,7 +98,7 @@ export class BundleSources {
    * so the caller queues a sync; a failure keeps the last answer (the Service stays on its revision).
    * A write of the Service meanwhile wins: its own sync resolves afresh.
    */
-  async recheckTag(service: StoredObject, oci: BundleRef): Promise<{ moved: boolean; failure?: string }> {
+  async recheckTag(service: KubeObject, oci: BundleRef): Promise<{ moved: boolean; failure?: string }> {
     const { name, uid, resourceVersion } = service.metadata;
     const known = this.resolutions.get(name);
     // Not answered for this write yet: the sync it queued resolves the tag anyway.
@@ -113,7 +113,7 @@ export class BundleSources {
   }
 
   /** The controller turned `before` into `after` by writing status: no user wrote the Service. */
-  carryForward(before: StoredObject, after: StoredObject): void {
+  carryForward(before: KubeObject, after: KubeObject): void {
     const known = this.resolutions.get(after.metadata.name);
     if (
       known &&
@@ -129,7 +129,7 @@ export class BundleSources {
   }
 
   /** A git source mints the digest its last build pushed to `build.output` (rule 2). */
-  private built(service: StoredObject, git: GitSource): BundleOutcome {
+  private built(service: KubeObject, git: GitSource): BundleOutcome {
     if (!this.git) return AWAITING_BUILD;
     const { outcome, build, lastBuild, skipped } = this.git.state(service, git);
     const builds: BuildReport = {
@@ -143,7 +143,7 @@ export class BundleSources {
   }
 
   private async resolveTag(
-    service: StoredObject,
+    service: KubeObject,
     oci: BundleRef,
     options: BundleOptions,
   ): Promise<ResolveResult> {

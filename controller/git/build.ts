@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
-import type { GitSource } from "../../../sdk/schema";
+import type { GitSource } from "../../sdk/schema";
 import { type Image, pushImage } from "../oci";
 import { exportTree, rootDirOf } from "./checkout";
 import { BuildFailure } from "./failure";

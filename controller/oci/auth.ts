@@ -1,7 +1,7 @@
 // Authorization towards a registry: a given bearer token as is, or whatever the registry's 401
 // challenge asks for (HTTP basic, or a token from its token service).
-import { type OCICredentials, SECRET_FIELDS } from "../../../sdk/schema";
-import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { type OCICredentials, SECRET_FIELDS } from "../../sdk/schema";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
 import { CREDENTIALS_FLAG } from "../credentials";
 import { type Challenge, parseChallenge } from "./challenge";
 import { ResolutionFailure, serverMessage } from "./failure";

@@ -1,6 +1,6 @@
 // What a Service's status says: the revisions selected and one condition per concern. Pure functions of
 // what a sync observed, so they can be checked without a store.
-import type { ServiceEgress } from "../../sdk/schema";
+import type { ServiceEgress } from "../sdk/schema";
 import {
   type BuildStatus,
   CONDITION_REASONS,
@@ -9,7 +9,7 @@ import {
   type ReasonOf,
   type ResolvedBundleStatus,
   type ServiceStatus,
-} from "../../sdk/schema/status";
+} from "../sdk/schema/status";
 import { type Condition, type ConditionState, nextConditions } from "./conditions";
 
 const { Accepted, EgressReady, LiveRevisionReady } = CONDITION_REASONS;

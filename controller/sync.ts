@@ -2,22 +2,18 @@
 // what is missing, delete what the history limit no longer keeps, bring previews in line, then compute
 // status from what those writes left and write it only when it differs.
 import { isDeepStrictEqual } from "node:util";
-import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../../sdk/schema";
-import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
-import { type ObjectStore, type StoredObject, timestamp } from "../storage";
+import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../sdk/schema";
+import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
+import { timestamp } from "../sdk/shared/time";
 import { type BundleOutcome, BundleSources, type ResolvedTag } from "./bundle";
+import { type Cluster, hasReason } from "./cluster";
 import type { ConditionState } from "./conditions";
 import type { GitSources } from "./git";
 import { revisionsToPrune } from "./history";
 import type { ControllerLogger } from "./logger";
+import type { KubeObject } from "./objects";
 import type { ResolveOptions } from "./oci";
-import {
-  controllingService,
-  desiredRevision,
-  isControlledBy,
-  ownedRevisions,
-  type PinnedBundle,
-} from "./revision";
+import { controllingService, desiredRevision, isControlledBy, type PinnedBundle } from "./revision";
 import {
   acceptedCondition,
   egressCondition,
@@ -27,14 +23,15 @@ import {
 } from "./status";
 
 export interface ServiceSyncOptions {
-  store: ObjectStore;
+  /** Reads from the caches, writes through the API. */
+  cluster: Pick<Cluster, "services" | "revisions">;
   /** Egress gateway names that exist. */
   gateways: readonly string[];
   log: ControllerLogger;
   /** For tag resolution: timeouts, retries, and the signal that aborts it when the controller stops. */
   resolve?: ResolveOptions;
   /** The revisions a Service controls. Default: a scan of every revision (the controller passes an index). */
-  ownedRevisions?: (service: StoredObject) => StoredObject[];
+  ownedRevisions?: (service: KubeObject) => KubeObject[];
   /** The resolution cache, shared with the tag poll. Default: one of its own with `resolve`. */
   bundles?: BundleSources;
   /** Git sources' previews; without it no preview Service is spawned. */
@@ -60,16 +57,18 @@ type Minting =
   | { ok: false; condition: ConditionState; retryable: boolean };
 
 export class ServiceSync {
-  private readonly store: ObjectStore;
+  private readonly cluster: Pick<Cluster, "services" | "revisions">;
   private readonly gateways: ReadonlySet<string>;
   private readonly log: ControllerLogger;
   private readonly bundles: BundleSources;
-  private readonly ownedRevisions: (service: StoredObject) => StoredObject[];
+  private readonly ownedRevisions: (service: KubeObject) => KubeObject[];
   private readonly git: GitSources | undefined;
 
   constructor(options: ServiceSyncOptions) {
-    this.store = options.store;
-    this.ownedRevisions = options.ownedRevisions ?? ((service) => ownedRevisions(this.store, service));
+    this.cluster = options.cluster;
+    this.ownedRevisions =
+      options.ownedRevisions ??
+      ((service) => this.cluster.revisions.list().filter((revision) => isControlledBy(revision, service)));
     this.gateways = new Set(options.gateways);
     this.log = options.log;
     this.bundles = options.bundles ?? new BundleSources(options.resolve);
@@ -82,7 +81,7 @@ export class ServiceSync {
    * differs from the stored one. Run again on an unchanged Service, it writes nothing.
    */
   async syncService(name: string, options: SyncOptions = {}): Promise<SyncResult> {
-    const observed = this.store.get("Service", name);
+    const observed = this.cluster.services.get(name);
     if (!observed) {
       // Deleted: the server's garbage collector removes its revisions; nothing is minted for it.
       this.bundles.forget(name);
@@ -98,28 +97,42 @@ export class ServiceSync {
     });
     // Resolution may have waited on a registry. A Service deleted meanwhile must get no revision (nothing
     // would collect it), and a newer write has queued its own sync: act only on the state just read.
-    const service = this.store.get("Service", name);
+    const service = this.cluster.services.get(name);
     if (!service || service.metadata.resourceVersion !== observed.metadata.resourceVersion)
       return { retry: false };
-    return this.converge(service, spec, outcome);
+    try {
+      return await this.converge(service, spec, outcome);
+    } catch (error) {
+      // A write met a newer version of what it was decided from: the event of that version queues the
+      // Service again, and its sync decides afresh.
+      if (hasReason(error, "Conflict")) return { retry: false };
+      // A child's name is taken by an object the cache has not shown yet, perhaps not this Service's: its
+      // event may queue another Service, so look again after a backoff.
+      if (hasReason(error, "AlreadyExists")) return { retry: true };
+      throw error;
+    }
   }
 
-  /** Synchronous from here on: the store cannot change between the decisions and the writes. */
-  private converge(service: StoredObject, spec: ServiceSpec, outcome: BundleOutcome): SyncResult {
+  /** The decisions are made on the cached state; each write is assumed into the cache as answered. */
+  private async converge(
+    service: KubeObject,
+    spec: ServiceSpec,
+    outcome: BundleOutcome,
+  ): Promise<SyncResult> {
     const name = service.metadata.name;
     const { builds } = outcome;
     const note = builds?.skipped
       ? `commit ${builds.skipped.slice(0, 12)} was not built: it changes no path matching spec.source.git.triggers.paths`
       : undefined;
     const minting = outcome.ok
-      ? this.mint(service, spec.template, outcome.bundle, note)
+      ? await this.mint(service, spec.template, outcome.bundle, note)
       : ({ ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable } as const);
     // While the current generation cannot be minted, the last minted revision stays the latest.
     const latest = minting.ok ? minting.latest : this.statusRevision(service)?.metadata.name;
     const pinned = spec.liveRevision || undefined;
     // The children first, in order (mint above, then prune, then previews); status is computed from them.
-    this.pruneHistory(service, spec.revisionHistoryLimit, [latest, pinned]);
-    const previews = spec.source.git ? this.git?.reconcilePreviews(service, spec) : undefined;
+    await this.pruneHistory(service, spec.revisionHistoryLimit, [latest, pinned]);
+    const previews = spec.source.git ? await this.git?.reconcilePreviews(service, spec) : undefined;
 
     const status = serviceStatus({
       generation: service.metadata.generation ?? 1,
@@ -144,7 +157,7 @@ export class ServiceSync {
     // a sync that finds nothing new computes the stored status and writes nothing. That is why the sync
     // the controller's own status write causes ends there.
     if (!isDeepStrictEqual(status, service.status)) {
-      const written = this.store.updateStatus("Service", name, { ...status });
+      const written = await this.cluster.services.replaceStatus({ ...service, status: { ...status } });
       this.bundles.carryForward(service, written);
       if (!minting.ok) {
         const { reason, message } = minting.condition;
@@ -155,17 +168,17 @@ export class ServiceSync {
   }
 
   /** Creates the revision for the template and bundle, or finds the equal one minted before. */
-  private mint(
-    service: StoredObject,
+  private async mint(
+    service: KubeObject,
     template: ServiceTemplateSpec,
     bundle: PinnedBundle,
     note?: string,
-  ): Minting {
+  ): Promise<Minting> {
     const desired = desiredRevision(service, template, bundle);
     const { name } = desired.metadata;
-    const existing = this.store.get("ServiceRevision", name);
+    const existing = this.cluster.revisions.get(name);
     if (!existing) {
-      this.store.create("ServiceRevision", desired);
+      await this.cluster.revisions.create(desired);
       this.log.info(
         { service: service.metadata.name, revision: name, digest: bundle.digest },
         "minted revision",
@@ -186,20 +199,20 @@ export class ServiceSync {
   }
 
   /** The revision the stored status calls latest, if it still exists and belongs to this Service. */
-  private statusRevision(service: StoredObject): StoredObject | undefined {
+  private statusRevision(service: KubeObject): KubeObject | undefined {
     const latest = service.status?.latestRevision;
-    const revision = typeof latest === "string" ? this.store.get("ServiceRevision", latest) : undefined;
+    const revision = typeof latest === "string" ? this.cluster.revisions.get(latest) : undefined;
     return revision && isControlledBy(revision, service) ? revision : undefined;
   }
 
   /** While a tag cannot be resolved, the status keeps saying what it last resolved to. */
-  private lastResolvedTag(service: StoredObject, spec: ServiceSpec): ResolvedTag | undefined {
+  private lastResolvedTag(service: KubeObject, spec: ServiceSpec): ResolvedTag | undefined {
     if (!spec.source.oci || spec.source.oci.digest) return undefined;
     return service.status?.resolvedBundle as ResolvedTag | undefined;
   }
 
   /** The digest of the latest revision when the stored status says it was minted for this generation. */
-  private settledDigest(service: StoredObject): string | undefined {
+  private settledDigest(service: KubeObject): string | undefined {
     const status = service.status;
     if (status?.observedGeneration !== service.metadata.generation) return undefined;
     const conditions = Array.isArray(status?.conditions) ? (status.conditions as ConditionState[]) : [];
@@ -209,10 +222,16 @@ export class ServiceSync {
     return typeof bundle?.digest === "string" ? bundle.digest : undefined;
   }
 
-  private pruneHistory(service: StoredObject, limit: number, keep: (string | undefined)[]): void {
+  private async pruneHistory(
+    service: KubeObject,
+    limit: number,
+    keep: (string | undefined)[],
+  ): Promise<void> {
     const protectedNames = new Set(keep.filter((name): name is string => name !== undefined));
-    for (const revision of revisionsToPrune(this.ownedRevisions(service), limit, protectedNames)) {
-      this.store.delete("ServiceRevision", revision);
+    const owned = this.ownedRevisions(service);
+    for (const revision of revisionsToPrune(owned, limit, protectedNames)) {
+      const uid = owned.find((candidate) => candidate.metadata.name === revision)?.metadata.uid;
+      await this.cluster.revisions.delete(revision, uid);
       this.log.info(
         { service: service.metadata.name, revision, revisionHistoryLimit: limit },
         "deleted revision beyond the history limit",
@@ -220,8 +239,8 @@ export class ServiceSync {
     }
   }
 
-  private pinnedRevision(service: StoredObject, name: string): PinnedRevision {
-    const revision = this.store.get("ServiceRevision", name);
+  private pinnedRevision(service: KubeObject, name: string): PinnedRevision {
+    const revision = this.cluster.revisions.get(name);
     if (!revision) return { found: "none" };
     if (isControlledBy(revision, service)) return { found: "own" };
     return { found: "foreign", owner: controllingService(revision)?.name };

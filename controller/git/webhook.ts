@@ -1,6 +1,6 @@
 // GitHub-style webhook deliveries (`X-GitHub-Event: push | pull_request | ping`) read into what the
 // controller acts on: which repository, and for a pull request its number and whether it is open.
-import { isRecord } from "../../../sdk/shared/records";
+import { isRecord } from "../../sdk/shared/records";
 import { malformedUrl, repositoryKey } from "./url";
 
 export const HANDLED_EVENTS = ["push", "pull_request", "ping"] as const;

@@ -2,16 +2,16 @@
 // interval the poll asks the registry again about each such tag, one Service after the other, and queues a
 // sync only for those whose tag now points elsewhere. A failed poll changes nothing: the Service keeps
 // its revision, and the next poll asks again. A Service whose retry backs off is left to that retry.
-import { applyDefaults, type ServiceSpec } from "../../sdk/schema";
-import type { ObjectStore } from "../storage/types";
+import { applyDefaults, type ServiceSpec } from "../sdk/schema";
 import type { BundleSources } from "./bundle";
+import type { KindCache } from "./cluster";
 import type { ControllerLogger } from "./logger";
 
 /** `--tag-poll-interval` default: as often as git sources are polled. */
 export const DEFAULT_TAG_POLL_INTERVAL_MS = 30_000;
 
 export interface TagPollOptions {
-  store: ObjectStore;
+  services: Pick<KindCache, "list">;
   bundles: BundleSources;
   /** 0 turns the poll off. */
   intervalMs: number;
@@ -44,8 +44,8 @@ export function startTagPoll(options: TagPollOptions): void {
 }
 
 async function pollOnce(options: TagPollOptions): Promise<void> {
-  const { store, bundles, log } = options;
-  for (const service of store.list("Service")) {
+  const { services, bundles, log } = options;
+  for (const service of services.list()) {
     if (options.signal.aborted) return;
     const { name } = service.metadata;
     if (service.metadata.deletionTimestamp !== undefined || options.retryPending(name)) continue;

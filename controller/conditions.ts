@@ -1,9 +1,9 @@
 // Kubernetes conditions: a type, a status, a machine reason and a message for people. The transition time
 // moves only when the status does, so a controller that says the same thing again changes nothing.
 
-import type { Condition as ApiCondition, ConditionType, ReasonOf } from "../../sdk/schema/status";
+import type { Condition as ApiCondition, ConditionType, ReasonOf } from "../sdk/schema/status";
 
-export type { ConditionStatus } from "../../sdk/schema/status";
+export type { ConditionStatus } from "../sdk/schema/status";
 
 /** The API's condition shape; the controller always records the generation it observed. */
 export type Condition = ApiCondition & { observedGeneration: number };

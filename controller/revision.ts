@@ -5,9 +5,9 @@ import {
   KINDS,
   type ServiceRevisionSpec,
   type ServiceTemplateSpec,
-} from "../../sdk/schema";
-import type { ObjectStore, OwnerReference, StoredObject } from "../storage";
+} from "../sdk/schema";
 import { revisionName } from "./naming";
+import type { KubeObject, OwnerReference } from "./objects";
 
 /** Labels every revision with its Service, for label selectors (`?labelSelector=`). */
 export const SERVICE_LABEL = "compute.example.dev/service";
@@ -32,7 +32,7 @@ function templateIdentity(template: ServiceTemplateSpec): ServiceTemplateSpec {
 }
 
 /** The owner reference of an object `service` controls (its revisions, its preview Services). */
-export function controllerReference(service: StoredObject): OwnerReference {
+export function controllerReference(service: KubeObject): OwnerReference {
   return {
     apiVersion: KINDS.Service.apiVersion,
     kind: "Service",
@@ -49,10 +49,10 @@ export function controllerReference(service: StoredObject): OwnerReference {
  * controller reference to the Service.
  */
 export function desiredRevision(
-  service: StoredObject,
+  service: KubeObject,
   template: ServiceTemplateSpec,
   bundle: PinnedBundle,
-): StoredObject {
+): KubeObject {
   const spec: ServiceRevisionSpec = applyDefaults("ServiceRevision", { ...template.spec, bundle });
   const annotations = template.metadata?.annotations;
   return {
@@ -69,16 +69,11 @@ export function desiredRevision(
 }
 
 /** The controller owner of an object, when it is a Service. */
-export function controllingService(object: StoredObject): OwnerReference | undefined {
+export function controllingService(object: KubeObject): OwnerReference | undefined {
   return object.metadata.ownerReferences?.find((owner) => owner.controller && owner.kind === "Service");
 }
 
 /** Whether `service` (this incarnation of the name: same uid) controls `object`. */
-export function isControlledBy(object: StoredObject, service: StoredObject): boolean {
+export function isControlledBy(object: KubeObject, service: KubeObject): boolean {
   return controllingService(object)?.uid === service.metadata.uid;
-}
-
-/** The revisions `service` controls; only those are copied out of the store (every sync asks). */
-export function ownedRevisions(store: ObjectStore, service: StoredObject): StoredObject[] {
-  return store.page("ServiceRevision", { where: (revision) => isControlledBy(revision, service) }).items;
 }

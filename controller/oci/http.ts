@@ -2,8 +2,8 @@
 // failures, and the whole body read (manifests and error documents are small).
 import type { IncomingHttpHeaders } from "node:http";
 import { request } from "undici";
-import { CONDITION_REASONS } from "../../../sdk/schema/status";
-import { retryWait, withOverrides } from "../../../sdk/shared/retry";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
+import { retryWait, withOverrides } from "../../sdk/shared/retry";
 import { ResolutionFailure } from "./failure";
 import { isTransientStatus, OCI_RETRY, type Sleep } from "./retry";
 

@@ -1,7 +1,7 @@
 // Where a BundleRef's manifest lives: registry host, repository path, and the URL scheme to use.
 // The formats of `repo` and `tag` are admission's job (sdk/schema); this only takes them apart.
 import { isIPv4 } from "node:net";
-import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
 import { ResolutionFailure } from "./failure";
 
 const { InvalidSource } = CONDITION_REASONS.Accepted;

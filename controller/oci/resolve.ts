@@ -1,9 +1,9 @@
 // Tag -> digest through the OCI distribution API: HEAD the manifest for its Docker-Content-Digest;
 // when that does not tell, GET it and hash the body (the GET also carries the registry's error).
 import { createHash } from "node:crypto";
-import { redact } from "../../../sdk/errors/redact";
-import type { BundleRef } from "../../../sdk/schema";
-import { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { redact } from "../../sdk/errors/redact";
+import type { BundleRef } from "../../sdk/schema";
+import { CONDITION_REASONS } from "../../sdk/schema/status";
 import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import { RegistryAuthenticator } from "./auth";
 import { type FailureReason, ResolutionFailure, serverMessage } from "./failure";

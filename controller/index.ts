@@ -1,15 +1,18 @@
 // The Service controller: keeps every Service's revisions and status in line with its spec. In the shape of
-// sample-controller: events from the store only queue Service names (a revision's event queues its owner),
-// one worker syncs one name at a time, and the sync is idempotent. The controller's own writes come back
-// as events too: the sync they queue finds the stored state as it would write it and writes nothing.
-import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
-import type { ObjectStore, StoredObject } from "../storage/types";
+// sample-controller: it reads through informers' caches and writes through the API like any client; events
+// only queue Service names (a revision's event queues its owner), one worker syncs one name at a time, and
+// the sync is idempotent. The controller's own writes come back as events too (assumed into the cache as
+// the server answered them): the sync they queue finds the state as it would write it and writes nothing.
+import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { BundleSources } from "./bundle";
+import type { Cluster } from "./cluster";
 import type { ConditionState } from "./conditions";
 import type { CredentialsFile } from "./credentials";
 import { serviceKeyOf } from "./events";
 import { type GitOptions, GitSources } from "./git";
+import type { InformerHandlers } from "./informer";
 import { type ControllerLogger, silentLogger } from "./logger";
+import type { KubeObject } from "./objects";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
 import { controllingService } from "./revision";
@@ -17,7 +20,8 @@ import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, startTagPoll } from "./tag-poll";
 
-export type { ServiceStatus } from "../../sdk/schema/status";
+export type { ServiceStatus } from "../sdk/schema/status";
+export { type Cluster, clusterOf, type KindCache } from "./cluster";
 export type { Condition, ConditionStatus } from "./conditions";
 export {
   CREDENTIALS_FLAG,
@@ -40,7 +44,8 @@ export { SERVICE_LABEL } from "./revision";
 export { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
 
 export interface ControllerOptions {
-  store: ObjectStore;
+  /** The API as the controller sees it: `clusterOf(client)`. */
+  cluster: Cluster;
   /** Egress gateway names that exist (`--egress-gateways`). Default `["default"]`. */
   gateways?: readonly string[];
   log?: ControllerLogger;
@@ -55,8 +60,13 @@ export interface ControllerOptions {
 }
 
 export interface Controller {
-  /** Resolves once no Service waits for a sync and none is syncing; retries in backoff do not count. */
+  /**
+   * Resolves once the caches hold their first lists, no Service waits for a sync and none is syncing;
+   * retries in backoff do not count.
+   */
   idle(): Promise<void>;
+  /** Resolves once the caches have seen the writes up to these versions (see `Cluster.reached`). */
+  reached(versions: { services?: string; revisions?: string }): Promise<void>;
   /** Stops watching, drops queued work and pending retries, aborts a tag resolution and builds under way. */
   stop(): Promise<void>;
   /** Git sources, for the webhook route. */
@@ -64,15 +74,15 @@ export interface Controller {
 }
 
 export function startController(options: ControllerOptions): Controller {
-  const { store } = options;
+  const { cluster } = options;
   const log = options.log ?? silentLogger;
   const queue = new WorkQueue(options.backoff);
   const stopping = new AbortController();
-  const owned = new OwnedRevisions(store);
+  const owned = new OwnedRevisions(cluster.revisions);
   // Builds run beside the worker, never in it: a finished or advancing build queues its Service again.
   const git = new GitSources(
     { ...options.git, ...(options.credentials && { credentials: options.credentials }) },
-    { store, log, requeue: (name) => queue.add(name) },
+    { services: cluster.services, log, requeue: (name) => queue.add(name) },
   );
   const bundles = new BundleSources(
     {
@@ -82,7 +92,7 @@ export function startController(options: ControllerOptions): Controller {
     git,
   );
   const sync = new ServiceSync({
-    store,
+    cluster,
     gateways: options.gateways ?? [DEFAULT_GATEWAY],
     log,
     bundles,
@@ -90,25 +100,33 @@ export function startController(options: ControllerOptions): Controller {
     ownedRevisions: (service) => owned.of(service),
   });
 
-  const unsubscribe = store.subscribe((event) => {
-    const key = serviceKeyOf(event);
+  const enqueue = (object: KubeObject) => {
+    const key = serviceKeyOf(object);
     if (key !== undefined) queue.add(key);
     // A preview's change concerns its parent too: the parent lists its previews and makes a deleted one again.
-    const parent = event.kind === "Service" ? controllingService(event.object)?.name : undefined;
+    const parent = object.kind === "Service" ? controllingService(object)?.name : undefined;
     if (parent !== undefined) queue.add(parent);
-  });
-  // Crash repair: whatever a stop interrupted (a revision minted, status not yet written) converges now.
-  for (const service of store.list("Service")) queue.add(service.metadata.name);
+  };
+  const handlers: InformerHandlers<KubeObject> = {
+    add: enqueue,
+    update: (_, object) => enqueue(object),
+    delete: enqueue,
+  };
+  // The first list adds every object: whatever a stop interrupted (a revision minted, status not yet
+  // written) converges now.
+  cluster.services.addHandlers(handlers);
+  cluster.revisions.addHandlers(owned.handlers);
+  cluster.revisions.addHandlers(handlers);
   // A user who adds a missing credentials entry sees the Services that named it minted, without a restart.
   const unwatchCredentials = options.credentials?.onChange(() => {
-    for (const service of store.list("Service")) {
+    for (const service of cluster.services.list()) {
       if (!lacksCredentials(service)) continue;
       bundles.forget(service.metadata.name);
       queue.add(service.metadata.name);
     }
   });
   startTagPoll({
-    store,
+    services: cluster.services,
     bundles,
     intervalMs: options.tagPollIntervalMs ?? DEFAULT_TAG_POLL_INTERVAL_MS,
     log,
@@ -117,7 +135,10 @@ export function startController(options: ControllerOptions): Controller {
     signal: stopping.signal,
   });
 
+  // As client-go's controllers: no sync before the caches hold the first lists.
+  const synced = Promise.race([cluster.start(), abortion(stopping.signal)]);
   const worker = (async () => {
+    await synced;
     for (let name = await queue.get(); name !== undefined; name = await queue.get()) {
       // A sync queued while a retry backs off (by the status write that reported the failure, say) does
       // not try the failure again ahead of it, and leaves that retry as it is.
@@ -142,21 +163,24 @@ export function startController(options: ControllerOptions): Controller {
 
   return {
     git,
-    idle: () => queue.idle(),
+    async idle() {
+      await synced;
+      await queue.idle();
+    },
+    reached: (versions) => cluster.reached(versions),
     async stop() {
-      unsubscribe();
       unwatchCredentials?.();
-      owned.close();
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
       await worker;
+      await cluster.stop();
       await git.close();
     },
   };
 }
 
 /** Whether the Service's status says a credentialsRef it names is missing. */
-function lacksCredentials(service: StoredObject): boolean {
+function lacksCredentials(service: KubeObject): boolean {
   const conditions = service.status?.conditions;
   if (!Array.isArray(conditions)) return false;
   return (conditions as ConditionState[]).some(
@@ -164,4 +188,12 @@ function lacksCredentials(service: StoredObject): boolean {
       condition?.type === CONDITION_TYPES.Accepted &&
       condition.reason === CONDITION_REASONS.Accepted.CredentialsNotFound,
   );
+}
+
+/** Resolves when `signal` aborts. */
+function abortion(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
 }

@@ -1,7 +1,7 @@
 // The one error type of the resolver: a condition reason, a message for people, and whether a later
 // attempt can succeed without the Service being changed.
-import { redact } from "../../../sdk/errors/redact";
-import type { CONDITION_REASONS } from "../../../sdk/schema/status";
+import { redact } from "../../sdk/errors/redact";
+import type { CONDITION_REASONS } from "../../sdk/schema/status";
 
 /** The Accepted reasons a resolution fails with. */
 export type FailureReason =

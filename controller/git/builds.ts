@@ -4,12 +4,12 @@
 // controller's worker, a few at a time, each under a timeout; a build that changes phase or ends queues
 // its Service again, so the sync writes the news to status.
 import { createHash } from "node:crypto";
-import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../../sdk/schema";
-import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../../sdk/schema/status";
-import type { StoredObject } from "../../storage";
+import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../sdk/schema";
+import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../sdk/schema/status";
 import type { CredentialsSource } from "../credentials";
 import type { ControllerLogger } from "../logger";
 import { canonicalJson } from "../naming";
+import type { KubeObject } from "../objects";
 import type { RejectionReason } from "../status";
 import { type BuildRequest, type BuildResult, runBuild } from "./build";
 import { BuildFailure, buildMessage } from "./failure";
@@ -114,7 +114,7 @@ export class GitBuilds {
   }
 
   /** Synchronous: reads what is known, queues a build when one is due, and says what to mint. */
-  evaluate(service: StoredObject, git: GitSource): GitState {
+  evaluate(service: KubeObject, git: GitSource): GitState {
     const refusal = this.refusal(git);
     if (refusal) return { outcome: { ok: false, ...refusal } };
     const credentials = this.options.credentials.lookup(git.build.output, `${GIT_FIELD}.build.output`);
@@ -161,7 +161,7 @@ export class GitBuilds {
   }
 
   /** The Service's record, new when the Service or its source changed; seeded from status after a restart. */
-  private stateOf(service: StoredObject, git: GitSource): Builds {
+  private stateOf(service: KubeObject, git: GitSource): Builds {
     const { name, uid, generation } = service.metadata;
     const fingerprint = fingerprintOf(git);
     const known = this.builds.get(name);

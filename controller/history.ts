@@ -1,8 +1,8 @@
 // revisionHistoryLimit: which revisions of a Service go, oldest first, never a protected one.
-import type { StoredObject } from "../storage";
+import type { KubeObject } from "./objects";
 
 /** Creation order: creationTimestamp (whole seconds), then resourceVersion within the same second. */
-function compareAge(a: StoredObject, b: StoredObject): number {
+function compareAge(a: KubeObject, b: KubeObject): number {
   const [createdA, createdB] = [a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? ""];
   if (createdA !== createdB) return createdA < createdB ? -1 : 1;
   return Number(a.metadata.resourceVersion ?? 0) - Number(b.metadata.resourceVersion ?? 0);
@@ -13,7 +13,7 @@ function compareAge(a: StoredObject, b: StoredObject): number {
  * revisions (the latest, the pinned live one) stay even when that leaves more than `limit`.
  */
 export function revisionsToPrune(
-  revisions: readonly StoredObject[],
+  revisions: readonly KubeObject[],
   limit: number,
   protectedNames: ReadonlySet<string>,
 ): string[] {

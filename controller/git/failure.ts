@@ -1,5 +1,5 @@
 // Why a build failed, as a sentence for the Service's status: what failed and how to fix it.
-import { redact } from "../../../sdk/errors/redact";
+import { redact } from "../../sdk/errors/redact";
 
 export class BuildFailure extends Error {
   constructor(message: string) {

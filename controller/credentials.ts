@@ -11,8 +11,8 @@ import {
   type OCICredentialsRef,
   OCICredentialsRefSchema,
   OCICredentialsSchema,
-} from "../../sdk/schema";
-import { CONDITION_REASONS } from "../../sdk/schema/status";
+} from "../sdk/schema";
+import { CONDITION_REASONS } from "../sdk/schema/status";
 import type { ControllerLogger } from "./logger";
 
 /** The server flag that names the file, as messages tell users to use it. */
