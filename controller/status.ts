@@ -1,5 +1,5 @@
 // What a Service's status says: the revisions selected and one condition per concern. Pure functions of
-// what a sync observed, so they can be checked without a store.
+// what a sync observed, so they can be checked without an API server.
 import type { ServiceEgress } from "../sdk/schema";
 import {
   type BuildStatus,
@@ -78,7 +78,7 @@ export function egressCondition(
   };
 }
 
-/** What the store holds under the name `spec.liveRevision` pins. */
+/** What the API holds under the name `spec.liveRevision` pins. */
 export type PinnedRevision =
   | { found: "own" }
   | { found: "none" }
