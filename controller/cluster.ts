@@ -5,12 +5,18 @@
 import type { ApiError, Client, ResourceClient } from "../sdk/client";
 import { Informer, type InformerHandlers, type InformerOptions } from "./informer";
 import type { KubeObject } from "./objects";
+import { SecretValuesCache } from "./secret-values";
 
 /** One kind as the controller uses it. */
 export interface KindCache {
   get(name: string): KubeObject | undefined;
   list(): KubeObject[];
   addHandlers(handlers: InformerHandlers<KubeObject>): void;
+  /**
+   * The object with its secret values in place (see secret-values.ts): what a sync computes from. Throws
+   * NotFound when the Secret it names is gone, i.e. the object changed since the cache saw it.
+   */
+  withSecrets(object: KubeObject): Promise<KubeObject>;
   create(object: KubeObject): Promise<KubeObject>;
   /** Spec and metadata; `metadata.resourceVersion` must be the stored one. */
   replace(object: KubeObject): Promise<KubeObject>;
@@ -42,9 +48,10 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
     client.serviceRevisions as unknown as AnyResourceClient,
     options,
   );
+  const secrets = new SecretValuesCache((name) => client.secretValues(name));
   return {
-    services: cachedKind(services, client.services as unknown as AnyResourceClient),
-    revisions: cachedKind(revisions, client.serviceRevisions as unknown as AnyResourceClient),
+    services: cachedKind(services, client.services as unknown as AnyResourceClient, secrets),
+    revisions: cachedKind(revisions, client.serviceRevisions as unknown as AnyResourceClient, secrets),
     async start() {
       services.start();
       revisions.start();
@@ -62,7 +69,11 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
   };
 }
 
-function cachedKind(informer: Informer<KubeObject>, client: AnyResourceClient): KindCache {
+function cachedKind(
+  informer: Informer<KubeObject>,
+  client: AnyResourceClient,
+  secrets: SecretValuesCache,
+): KindCache {
   const assumed = (object: KubeObject) => {
     informer.assume(object);
     return object;
@@ -71,6 +82,7 @@ function cachedKind(informer: Informer<KubeObject>, client: AnyResourceClient): 
     get: (name) => informer.get(name),
     list: () => informer.list(),
     addHandlers: (handlers) => informer.addHandlers(handlers),
+    withSecrets: (object) => secrets.joined(object),
     create: async (object) => assumed(await client.create(object)),
     replace: async (object) => assumed(await client.replace(object.metadata.name, object)),
     replaceStatus: async (object) => assumed(await client.replaceStatus(object.metadata.name, object)),

@@ -81,15 +81,24 @@ export class ServiceSync {
    * differs from the stored one. Run again on an unchanged Service, it writes nothing.
    */
   async syncService(name: string, options: SyncOptions = {}): Promise<SyncResult> {
-    const observed = this.cluster.services.get(name);
-    if (!observed) {
+    const cached = this.cluster.services.get(name);
+    if (!cached) {
       // Deleted: the server's garbage collector removes its revisions; nothing is minted for it.
       this.bundles.forget(name);
       return { retry: false };
     }
     // Being deleted (finalizers hold it, or a Foreground deletion waits for its revisions): nothing new is
     // minted for it, as Kubernetes controllers leave an object with a deletionTimestamp alone.
-    if (observed.metadata.deletionTimestamp !== undefined) return { retry: false };
+    if (cached.metadata.deletionTimestamp !== undefined) return { retry: false };
+    let observed: KubeObject;
+    try {
+      // Registry credentials and the template's keys as the author wrote them: revisions copy them.
+      observed = await this.cluster.services.withSecrets(cached);
+    } catch (error) {
+      // The Secret it named is gone: the Service changed since the cache saw it; look again after a backoff.
+      if (hasReason(error, "NotFound")) return { retry: true };
+      throw error;
+    }
     const spec = applyDefaults("Service", observed.spec) as unknown as ServiceSpec;
     const outcome = await this.bundles.bundleFor(observed, spec.source, {
       settledDigest: this.settledDigest(observed),

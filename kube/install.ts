@@ -1,6 +1,5 @@
-import { KIND_NAMES, KINDS } from "../sdk/schema";
+import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../sdk/schema";
 import { customResourceDefinition } from "../sdk/schema/crd";
-import { SECRETS_NAMESPACE } from "./admission/secrets";
 import type { KubeClient } from "./client";
 import { printerColumns } from "./crds";
 

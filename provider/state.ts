@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { CREATE_TOKEN_ANNOTATION, createTokenOf, withCreateToken } from "../sdk/client";
-import { isPlaceholder, type KindName, moveWriteOnlyPasswords, redactSecrets } from "../sdk/schema";
+import {
+  isPlaceholder,
+  type KindName,
+  moveWriteOnlyPasswords,
+  redactSecrets,
+  withoutSecretName,
+} from "../sdk/schema";
 import { isRecord } from "../sdk/shared/records";
 import type { AnyObject } from "./kinds";
 
@@ -119,7 +125,7 @@ export function refreshedOutputs(
   const spec = isDeepStrictEqual(redactSecrets(kind, declared), live)
     ? state.spec
     : (fillPlaceholders(live, declared) as Record<string, unknown>);
-  const server = withoutCreateToken(object.metadata);
+  const server = withoutServerAnnotations(object.metadata);
   const { labels, annotations } = options.serverSideApply
     ? {
         labels: declaredKeys(server.labels, state.metadata.labels),
@@ -140,11 +146,14 @@ export function refreshedOutputs(
   return outputsOf(inputs, object);
 }
 
-/** The create's token is the provider's bookkeeping, not a declared annotation: never drift. */
-function withoutCreateToken(
+/**
+ * The create's token is the provider's bookkeeping and the Secret name the server's (it names where the
+ * object's secret values are kept): neither is a declared annotation, so neither is drift.
+ */
+function withoutServerAnnotations(
   metadata: AnyObject["metadata"],
 ): Pick<AnyObject["metadata"], "labels" | "annotations"> {
-  const { [CREATE_TOKEN_ANNOTATION]: _token, ...annotations } = metadata.annotations ?? {};
+  const { [CREATE_TOKEN_ANNOTATION]: _token, ...annotations } = withoutSecretName(metadata.annotations) ?? {};
   return {
     ...(metadata.labels && { labels: metadata.labels }),
     ...(Object.keys(annotations).length > 0 && { annotations }),

@@ -14,6 +14,7 @@ import { healthRoutes } from "./routes/health";
 import { type GitHookReceiver, hookRoutes } from "./routes/hooks";
 import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
+import { secretRoutes } from "./routes/secrets";
 import { openWatches, type WatchOptions } from "./routes/watch";
 import type { ObjectStore } from "./storage";
 
@@ -21,7 +22,7 @@ export interface AppOptions {
   store: ObjectStore;
   /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
-  /** The bearer token of the server's own controller, whose answers keep secret values (`http/auth.ts`). */
+  /** The bearer token of the server's own controller, the one reader of the Secrets view (`routes/secrets.ts`). */
   controllerToken?: string;
   /** Watch tuning (history size, bookmark interval, bounds); the defaults are Kubernetes-like. */
   watch?: Partial<WatchOptions>;
@@ -63,6 +64,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (
   await fastify.register(discoveryRoutes);
   await fastify.register(openApiRoutes);
   if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks });
+  await fastify.register(secretRoutes, { store });
   const watches = openWatches(fastify, store, watch);
   for (const kind of KIND_NAMES) {
     await fastify.register(resourceRoutes, {

@@ -1,29 +1,9 @@
 /** Small helpers for JSON values of unknown shape. */
 
-export type JsonPath = readonly (string | number)[];
-
-/** A JSON object (not null, not an array): the sdk's one definition, beside the server's other JSON helpers. */
-export { isRecord } from "../sdk/shared/records";
+/** The sdk's JSON helpers, beside the server's own. */
+export { isRecord, type JsonPath, replaceAt, valueAt } from "../sdk/shared/records";
 
 /** A copy without the keys whose value is undefined (so stored JSON and equality checks agree). */
 export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
-}
-
-export function valueAt(root: unknown, path: JsonPath): unknown {
-  let node = root;
-  for (const segment of path) {
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, segment)) return undefined;
-    node = (node as Record<string | number, unknown>)[segment];
-  }
-  return node;
-}
-
-/** Sets a value where the path already leads (it never creates containers). */
-export function replaceAt(root: unknown, path: JsonPath, value: unknown): void {
-  const parent = valueAt(root, path.slice(0, -1));
-  const last = path[path.length - 1];
-  if (typeof parent === "object" && parent !== null && last !== undefined && Object.hasOwn(parent, last)) {
-    (parent as Record<string | number, unknown>)[last] = value;
-  }
 }

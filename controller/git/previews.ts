@@ -4,7 +4,13 @@
 // is gone or whose pull request closed is deleted; deleting the parent deletes them (garbage collector).
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { applyDefaults, MAX_NAME_LENGTH, parseDuration, type ServiceSpec } from "../../sdk/schema";
+import {
+  applyDefaults,
+  MAX_NAME_LENGTH,
+  parseDuration,
+  type ServiceSpec,
+  withoutSecretName,
+} from "../../sdk/schema";
 import type { PreviewStatus } from "../../sdk/schema/status";
 import type { KindCache } from "../cluster";
 import type { ControllerLogger } from "../logger";
@@ -188,10 +194,12 @@ export class Previews {
       );
       return false;
     }
+    // Compared as written: the preview's secret values in place, the server's Secret name left out.
+    const written = await services.withSecrets(current);
     const sameMetadata =
       isDeepStrictEqual(current.metadata.labels, desired.metadata.labels) &&
-      isDeepStrictEqual(current.metadata.annotations, desired.metadata.annotations);
-    if (!sameMetadata || !isDeepStrictEqual(current.spec, desired.spec)) {
+      isDeepStrictEqual(withoutSecretName(current.metadata.annotations), desired.metadata.annotations);
+    if (!sameMetadata || !isDeepStrictEqual(written.spec, desired.spec)) {
       await services.replace({
         ...current,
         metadata: {

@@ -1,17 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../sdk/errors";
-import type { KindName } from "../../sdk/schema";
-import { admit, readEnvelope } from "../../server/admission";
-import type { StoredObject } from "../../server/storage";
-import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
 import {
   joinSecrets,
+  type KindName,
   SECRET_ANNOTATION,
-  type SecretKeeper,
   sameValues,
   secretNameOf,
   splitSecrets,
-} from "./secrets";
+} from "../../sdk/schema";
+import { admit, readEnvelope } from "../../server/admission";
+import type { StoredObject } from "../../server/storage";
+import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
+import type { SecretKeeper } from "./secrets";
 
 /**
  * The webhook, from the local server's admission code (server/admission): what one server refuses, the

@@ -1,14 +1,12 @@
-import { isDeepStrictEqual } from "node:util";
 import {
-  isPlaceholder,
   KIND_NAMES,
   KINDS,
   type KindName,
-  redactSecrets,
-  secretPaths,
+  SECRET_TYPE,
+  SECRETS_NAMESPACE,
+  type SecretValues,
+  secretNameOf,
 } from "../../sdk/schema";
-import { isRecord } from "../../sdk/shared/records";
-import { replaceAt, valueAt } from "../../server/records";
 import type { KubeClient } from "../client";
 
 /**
@@ -26,60 +24,7 @@ import type { KubeClient } from "../client";
  * previous values after a change, a write that failed, an object deleted.
  */
 
-export const SECRETS_NAMESPACE = "exampledev-system";
-/** On an object: the name of the Secret holding its secret values. Set by the webhook only. */
-export const SECRET_ANNOTATION = "secrets.example.dev/name";
 const MANAGED_BY = { "app.kubernetes.io/managed-by": "exampledev-admission" };
-const SECRET_TYPE = "example.dev/secret-values";
-
-/** Secret values by key: the field's path from the object root, dotted (`spec.source.oci.credentials.passwordData`). */
-export type SecretValues = Record<string, string>;
-
-const keyOf = (path: readonly (string | number)[]) => ["spec", ...path].join(".");
-
-export interface SplitSpec {
-  /** The spec as stored: each secret value replaced by its placeholder. */
-  spec: Record<string, unknown>;
-  /** The values the object holds now: new ones, and the previous ones where the spec sent a placeholder back. */
-  values: SecretValues;
-}
-
-/**
- * Takes the secret values out of an admitted spec (write-only passwords already moved to passwordData).
- * A placeholder sent back keeps the previous value at that path, as on the local server.
- */
-export function splitSecrets(
-  kind: KindName,
-  spec: Record<string, unknown>,
-  previous: SecretValues,
-): SplitSpec {
-  const values: SecretValues = {};
-  for (const path of secretPaths(kind, spec)) {
-    const value = valueAt(spec, path);
-    const key = keyOf(path);
-    if (!isPlaceholder(value)) values[key] = String(value);
-    else if (previous[key] !== undefined) values[key] = previous[key];
-  }
-  return { spec: redactSecrets(kind, spec), values };
-}
-
-/** The spec with its secret values back in place of the placeholders: what a controller runs with. */
-export function joinSecrets(
-  kind: KindName,
-  spec: Record<string, unknown>,
-  values: SecretValues,
-): Record<string, unknown> {
-  const joined = structuredClone(spec);
-  for (const path of secretPaths(kind, joined)) {
-    const value = values[keyOf(path)];
-    if (value !== undefined) replaceAt(joined, path, value);
-  }
-  return joined;
-}
-
-export function sameValues(a: SecretValues, b: SecretValues): boolean {
-  return isDeepStrictEqual(a, b);
-}
 
 interface SecretObject {
   metadata: {
@@ -184,11 +129,4 @@ export class SecretKeeper {
     }
     return result;
   }
-}
-
-export function secretNameOf(object: Record<string, unknown> | undefined): string | undefined {
-  const metadata = object?.metadata;
-  if (!isRecord(metadata) || !isRecord(metadata.annotations)) return undefined;
-  const name = metadata.annotations[SECRET_ANNOTATION];
-  return typeof name === "string" ? name : undefined;
 }

@@ -1,5 +1,7 @@
+import type { SecretValues } from "../schema";
 import { resourceClient } from "./resource-client";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry";
+import { readSecretValues } from "./secret-values";
 import { baseUrlProblem, DEFAULT_TIMEOUT_MS } from "./settings";
 import { realSleep, type Sleep, Transport } from "./transport";
 import type { KindTypes, ResourceClient } from "./types";
@@ -40,6 +42,11 @@ export interface Client {
   proxies: ClientOf<"Proxy">;
   services: ClientOf<"Service">;
   serviceRevisions: ClientOf<"ServiceRevision">;
+  /**
+   * The secret values in the Secret `name` (an object's `SECRET_ANNOTATION`), keyed by field path: for a
+   * controller's identity, which alone may read them.
+   */
+  secretValues(name: string): Promise<SecretValues>;
   /** Closes the connection pool once pending requests are done. */
   close(): Promise<void>;
 }
@@ -68,6 +75,7 @@ export function createClient(options: ClientOptions): Client {
     proxies: resourceClient("Proxy", context),
     services: resourceClient("Service", context),
     serviceRevisions: resourceClient("ServiceRevision", context),
+    secretValues: (name) => readSecretValues(transport, name, context.redact),
     close: () => transport.close(),
   };
 }

@@ -23,6 +23,19 @@ export {
 export * from "./proxy";
 export { RULES } from "./rules/catalog";
 export {
+  joinSecrets,
+  SECRET_ANNOTATION,
+  SECRET_TYPE,
+  SECRETS_NAMESPACE,
+  type SecretValues,
+  type SplitSpec,
+  sameValues,
+  secretNameOf,
+  secretValuesOf,
+  splitSecrets,
+  withoutSecretName,
+} from "./secret-values";
+export {
   isPlaceholder,
   moveWriteOnlyPasswords,
   PLACEHOLDERS,

@@ -17,9 +17,11 @@ import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "
 import { finalizerCauses } from "./finalizers";
 import { gitUrlCauses } from "./git-url";
 import { redactLastApplied } from "./last-applied";
+import { withSecretName } from "./secret-name";
 
 export { type Envelope, readEnvelope } from "./envelope";
 export { LAST_APPLIED } from "./last-applied";
+export { secretOwnerOf } from "./secret-name";
 export { type AdmittedStatus, admitStatus } from "./status";
 
 /** The `fieldValidation` query parameter: what happens to fields the API does not have. */
@@ -98,6 +100,20 @@ export function admit(
     },
     warnings,
   };
+}
+
+/**
+ * Admission on the local server, which keeps the secret values in its store: `admit`, then the name of the
+ * Secret that stands for them, as kube-apiserver's admission webhook sets it.
+ */
+export function admitForStore(
+  kind: KindName,
+  envelope: Envelope,
+  options: { fieldValidation: FieldValidation; dryRun: boolean },
+  existing?: StoredObject,
+): Admitted {
+  const admitted = admit(kind, envelope, options.fieldValidation, existing);
+  return { ...admitted, object: withSecretName(kind, admitted.object, existing, options.dryRun) };
 }
 
 /**

@@ -8,21 +8,21 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/healthz"]);
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The server's own controller sent it: its answers keep secret values (see `controllerToken`). */
-    seesSecrets: boolean;
+    /** The server's own controller sent it (see `controllerToken`). */
+    fromController: boolean;
   }
 }
 
 /**
  * With a token, every request except the public paths needs `Authorization: Bearer <token>` (401
  * otherwise). Comparing SHA-256 digests keeps the comparison constant-time and independent of lengths.
- * `controllerToken` is the identity of the server's own controller, a client like any other but one that
- * reads the credentials it acts on (registry passwords are write-only for everyone else), as a Kubernetes
- * controller's service account may read Secrets; it lives only in the server's memory.
+ * `controllerToken` is the identity of the server's own controller, a client like any other but the one
+ * that may read the Secrets holding the objects' secret values (routes/secrets.ts), as a Kubernetes
+ * controller's service account may; it lives only in the server's memory.
  */
 export const authentication = shared<{ token?: string; controllerToken?: string }>(
   async (fastify, { token, controllerToken }) => {
-    fastify.decorateRequest("seesSecrets", false);
+    fastify.decorateRequest("fromController", false);
     const expected = token === undefined ? undefined : digest(token);
     const controller = controllerToken === undefined ? undefined : digest(controllerToken);
     if (expected === undefined && controller === undefined) return;
@@ -30,7 +30,7 @@ export const authentication = shared<{ token?: string; controllerToken?: string 
       if (PUBLIC_PATHS.has(pathOf(request.url))) return;
       const { authorization } = request.headers;
       if (controller !== undefined && bearerMatches(authorization, controller)) {
-        request.seesSecrets = true;
+        request.fromController = true;
         return;
       }
       if (expected === undefined || bearerMatches(authorization, expected)) return;

@@ -22,7 +22,7 @@ export class RequestLogController extends LogController {
     };
     if (error) reply.log.error(line, "request failed");
     // The server's own controller logs what it does; its requests only repeat that.
-    else if (request.seesSecrets) reply.log.debug(line, "controller request");
+    else if (request.fromController) reply.log.debug(line, "controller request");
     else reply.log.info(line, "request");
   }
 }

@@ -19,12 +19,8 @@ export function serializedObject(object: Readonly<StoredObject>): string {
   return text;
 }
 
-/**
- * The list's JSON, as `JSON.stringify` of the redacted list would write it, from each item's cached text;
- * for the controller (`seesSecrets`), the list as stored.
- */
-export function listBody(list: ObjectList, seesSecrets: boolean): string {
-  if (seesSecrets) return JSON.stringify(list);
+/** The list's JSON, as `JSON.stringify` of the redacted list would write it, from each item's cached text. */
+export function listBody(list: ObjectList): string {
   const { items, ...envelope } = list;
   const head = JSON.stringify(envelope);
   return `${head.slice(0, -1)},"items":[${items.map(serializedObject).join(",")}]}`;

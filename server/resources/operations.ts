@@ -1,5 +1,5 @@
 import { KINDS, type KindName } from "../../sdk/schema";
-import { admit, admitStatus, type Envelope, type FieldValidation, readEnvelope } from "../admission";
+import { admitForStore, admitStatus, type Envelope, type FieldValidation, readEnvelope } from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
@@ -123,7 +123,7 @@ export class ResourceOperations {
 
   create(body: unknown, options: WriteOptions): Written {
     this.checkSize(body);
-    const { object, warnings } = admit(this.kind, readEnvelope(this.kind, body), options.fieldValidation);
+    const { object, warnings } = admitForStore(this.kind, readEnvelope(this.kind, body), options);
     const owned = this.owned(undefined, object, options.manager, body);
     return {
       object: options.dryRun
@@ -217,7 +217,7 @@ export class ResourceOperations {
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
       throw conflict(this.kind, existing.metadata.name);
     }
-    const { object, warnings } = admit(this.kind, envelope, options.fieldValidation, existing);
+    const { object, warnings } = admitForStore(this.kind, envelope, options, existing);
     const owned = this.owned(existing, object, options.manager, body);
     return {
       object: options.dryRun

@@ -96,8 +96,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
       resourceVersion: checkReadVersion(readScope, options),
     });
     // Serialized here from each item's cached text (list-body.ts), as fastify would serialize the list.
-    if (table === undefined)
-      return reply.type("application/json; charset=utf-8").send(listBody(list, request.seesSecrets));
+    if (table === undefined) return reply.type("application/json; charset=utf-8").send(listBody(list));
     return reply
       .header("content-type", tableContentType(table.version))
       .send(tableOf(kind, list.items, table, list.metadata));

@@ -123,6 +123,8 @@ export function storeCluster(store: ObjectStore): Cluster {
       get: (name) => store.get(kind, name),
       list: () => store.list(kind),
       addHandlers: (added) => void handlers.push(added),
+      // The store keeps secret values in place.
+      withSecrets: async (object) => object,
       create: async (object) => store.create(kind, object),
       replace: async (object) => store.update(kind, object),
       replaceStatus: async (object) => store.replaceStatus(kind, object),

@@ -3,10 +3,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECRET_ANNOTATION } from "../../kube/admission/secrets";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type KubeEnv, startKube } from "../../kube/env";
-import { applyDefaults, KIND_NAMES, KINDS, type KindName, PLACEHOLDERS } from "../../sdk/schema";
+import { applyDefaults, KIND_NAMES, KINDS, type KindName, PLACEHOLDERS, SECRET_ANNOTATION } from "../../sdk/schema";
 import { SECRET_SPECS, SECRETS, VALID_SPECS } from "../api/fixtures";
 import { type Json, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 

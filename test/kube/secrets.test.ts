@@ -5,15 +5,18 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { type KubeApi, startKubeApi } from "../../kube/api";
+import { type KubeClient, kubeClient } from "../../kube/client";
 import {
   joinSecrets,
+  KIND_NAMES,
+  KINDS,
+  type KindName,
+  PLACEHOLDERS,
   SECRET_ANNOTATION,
   SECRETS_NAMESPACE,
   secretNameOf,
-} from "../../kube/admission/secrets";
-import { type KubeApi, startKubeApi } from "../../kube/api";
-import { type KubeClient, kubeClient } from "../../kube/client";
-import { KIND_NAMES, KINDS, type KindName, PLACEHOLDERS } from "../../sdk/schema";
+} from "../../sdk/schema";
 import { LAST_APPLIED } from "../../server/admission";
 import { DIGEST } from "../api/fixtures";
 import { manifest, pathOf } from "../helpers/server";

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../../sdk/schema";
-import { admit, admitStatus, type FieldValidation, readEnvelope } from "../../admission";
+import { admitForStore, admitStatus, type FieldValidation, readEnvelope } from "../../admission";
 import { ApiError, badRequest, conflict, invalid, notFound, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
@@ -141,7 +141,7 @@ export function applyObject(
     // A version names an object that exists; there is none to match (Kubernetes: 409 as well).
     throw conflict(kind, name);
   }
-  const { object, warnings } = admit(kind, envelope, options.fieldValidation, existing);
+  const { object, warnings } = admitForStore(kind, envelope, options, existing);
 
   const changes = compare(structure, trackedOf(existing), trackedOf(object));
   const { managers: kept, conflicts } = transferOwnership(others, writer, changes);

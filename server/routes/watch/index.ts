@@ -67,8 +67,9 @@ export function serveWatch(
   table: TableOptions | undefined,
 ): FastifyReply {
   const { hub, settings, lines, scheduler } = watches;
-  const { seesSecrets } = reply.request;
-  if (!seesSecrets && hub.size >= settings.maxWatches) {
+  // The server's own controller's watches are not the clients --max-watches bounds.
+  const { fromController } = reply.request;
+  if (!fromController && hub.size >= settings.maxWatches) {
     throw new ApiError(
       "TooManyRequests",
       `too many open watches (${settings.maxWatches}, --max-watches); retry shortly`,
@@ -81,7 +82,7 @@ export function serveWatch(
     handle?.close();
     for (const timer of timers) clearTimeout(timer);
   };
-  const encode = (event: WatchOutput) => lines.encode(kind, event, table, seesSecrets);
+  const encode = (event: WatchOutput) => lines.encode(kind, event, table);
   const stream = new WatchStream(encode, scheduler, () => reply.raw.flushHeaders(), release);
   /** Ends the stream after its queue; a client that still has not read it after the grace is cut off. */
   const endWithin = (grace: number, onClose: () => void = () => {}) => {
@@ -138,7 +139,7 @@ export function serveWatch(
         resourceVersion: options.resourceVersion,
         sendInitialEvents: options.sendInitialEvents,
         allowWatchBookmarks: options.allowWatchBookmarks,
-        own: seesSecrets,
+        own: fromController,
       },
       sink,
     );

@@ -15,14 +15,12 @@ type ObjectEventType = Exclude<WatchOutput["type"], "BOOKMARK">;
 export class EventLines {
   private readonly objects = new WeakMap<StoredObject, Partial<Record<ObjectEventType, Buffer>>>();
 
-  /** `seesSecrets`: for the controller, the object as stored (made for its one watch, not shared). */
-  encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined, seesSecrets = false): Buffer {
+  encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer {
     const { type, object } = event;
     if (type === "BOOKMARK") return lineOf({ type, object: bookmarkObject(kind, object, table) });
     const { resourceVersion } = object.metadata;
     if (table !== undefined)
       return lineOf({ type, object: tableOf(kind, [object], table, { resourceVersion }) });
-    if (seesSecrets) return lineOf({ type, object });
     let lines = this.objects.get(object);
     if (lines === undefined) {
       lines = {};

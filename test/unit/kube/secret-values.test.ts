@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinSecrets, sameValues, splitSecrets } from "../../../kube/admission/secrets";
-import { PLACEHOLDERS } from "../../../sdk/schema";
+import { joinSecrets, PLACEHOLDERS, sameValues, splitSecrets } from "../../../sdk/schema";
 
 const KEY = "spec.telemetry.thirdPartySinks.vendorAlphaLogs.key";
 const KEY_DATA = "spec.telemetry.thirdPartySinks.vendorBetaTraces.keyData";
