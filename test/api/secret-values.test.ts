@@ -87,8 +87,9 @@ describe.each(KIND_NAMES)("a %s's secret values", (kind: KindName) => {
 
   it("cannot be borrowed: a client's Secret name is replaced by the server's", async () => {
     const other = `${name}-borrower`;
-    const body = manifest(kind, other, VALID_SPECS[kind]);
-    body.metadata.annotations = { [SECRET_ANNOTATION]: secretName, kept: "yes" };
+    const plain = manifest(kind, other, VALID_SPECS[kind]);
+    const annotations = { [SECRET_ANNOTATION]: secretName, kept: "yes" };
+    const body = { ...plain, metadata: { ...plain.metadata, annotations } };
     const created = await call("POST", pathOf(kind), { body });
     expect(created.status).toBe(201);
     expect(created.body.metadata.annotations).toEqual({ kept: "yes" });
