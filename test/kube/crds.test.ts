@@ -5,14 +5,20 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type KubeEnv, startKube } from "../../kube/env";
-import { applyDefaults, KIND_NAMES, KINDS, type KindName, PLACEHOLDERS, SECRET_ANNOTATION } from "../../sdk/schema";
+import {
+  applyDefaults,
+  KIND_NAMES,
+  KINDS,
+  type KindName,
+  PLACEHOLDERS,
+  SECRET_ANNOTATION,
+} from "../../sdk/schema";
 import { SECRET_SPECS, SECRETS, VALID_SPECS } from "../api/fixtures";
 import { type Json, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 
 const REPO = path.resolve(__dirname, "../..");
 const run = promisify(execFile);
 const APPLY = "application/apply-patch+yaml";
-
 
 /** Structurally invalid specs (a wrong type, a value outside an enum, a missing required field). */
 const INVALID: readonly { kind: KindName; spec: Json; field: string }[] = [
