@@ -1,47 +1,33 @@
-import { randomUUID } from "node:crypto";
-import { type ApiError, ConflictError } from "../../sdk/client";
-import { isOwnCreate, mayHaveStored, storedAfterFailedCreate } from "../../sdk/client/own-create";
+import type { ApiError } from "../../sdk/client";
 import { KINDS } from "../../sdk/schema";
 import { conflictFailure, FIELD_MANAGER, fieldConflicts, isOwnManager, ownershipMigration } from "../apply";
 import type { AnyObject } from "../kinds";
 import { apiObject, type ObjectInputs } from "../state";
+import { PostPut } from "./post-put";
 import { retryOnConflict } from "./retry-on-conflict";
-import { find, writeTarget } from "./target";
-import { type Expected, NameTaken, type WriteContext, type WriteOptions, type WriteStrategy } from "./types";
+import { writeTarget } from "./target";
+import type { Expected, WriteContext, WriteOptions, WriteStrategy } from "./types";
 
 /** Server-side apply as FIELD_MANAGER (`exampledev:serverSideApply`). */
 export class ServerSideApply implements WriteStrategy {
   /** `force`: take over fields other managers own (`exampledev:serverSideApplyForce`). */
+  private readonly post: PostPut;
+
   constructor(
     private readonly context: WriteContext,
     private readonly force: boolean,
-  ) {}
+  ) {
+    this.post = new PostPut(context);
+  }
 
   /**
-   * An apply that only creates: the configuration carries a uid no object has (a fresh random one), and the
-   * API checks a uid in the body against an existing object (409) and ignores it on a create. So an existing
-   * object is never merged into: the 409, like an answer that may have been lost, is settled by the token.
+   * A POST, as FIELD_MANAGER: Kubernetes has no apply that only creates (an apply merges into an object that
+   * holds the name, and one naming a uid never creates), and a create must never take over another stack's
+   * object. The POST's `Update` entry becomes the provider's `Apply` entry at its first apply
+   * (`ownershipMigration`).
    */
-  async create(inputs: ObjectInputs, createToken: string, options: WriteOptions): Promise<AnyObject> {
-    const { kind, accessor } = this.context;
-    const name = inputs.metadata.name;
-    const body = apiObject(kind, KINDS[kind].apiVersion, inputs, { createToken, uid: randomUUID() });
-    let error: unknown;
-    try {
-      return await accessor.apply(name, body, this.options(options));
-    } catch (failure) {
-      error = failure;
-    }
-    const taken = error instanceof ConflictError && fieldConflicts(error) === undefined;
-    if (!taken && (options.dryRun || !mayHaveStored(error))) throw error;
-    const lookUp = () => find(accessor, name);
-    // A dry run stored nothing: a failed lookup is only a failed dry run.
-    const stored = options.dryRun
-      ? await lookUp()
-      : await storedAfterFailedCreate(`${kind} "${name}"`, name, error as Error, lookUp);
-    if (isOwnCreate(stored, createToken)) return stored;
-    if (taken && stored !== undefined) throw new NameTaken(error);
-    throw error;
+  create(inputs: ObjectInputs, createToken: string, options: WriteOptions): Promise<AnyObject> {
+    return this.post.create(inputs, createToken, options);
   }
 
   /**

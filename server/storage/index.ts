@@ -16,6 +16,7 @@ export {
   checkPreconditions,
   type Preconditions,
   preconditionFailed,
+  uidOfNoObject,
 } from "./preconditions";
 export type {
   CommitListener,

@@ -44,6 +44,16 @@ export function preconditionFailed(
   );
 }
 
+/** kube-apiserver's words for an apply whose uid names no object: it does not create one. */
+export function uidOfNoObject(kind: KindName, name: string, uid: string): ApiError {
+  return new ApiError(
+    "Conflict",
+    `Operation cannot be fulfilled on ${qualifiedResource(kind)} "${name}": uid mismatch: the provided ` +
+      `object specified uid ${uid}, and no existing object was found`,
+    resourceDetails(kind, name),
+  );
+}
+
 /**
  * A delete's preconditions, checked (uid first) with kube-apiserver's words for a delete (its
  * `BeforeDelete`), which name the kind, not the resource: `Operation cannot be fulfilled on

@@ -1,172 +1,184 @@
 import path from "node:path";
-import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Client, CREATE_TOKEN_ANNOTATION, createClient } from "../../sdk/client";
+import { type Client, CREATE_TOKEN_ANNOTATION } from "../../sdk/client";
 import { KINDS } from "../../sdk/schema";
-import { type RunningServer, startServer } from "../../server";
+import { BACKENDS, type Backend, startBackend, storedVersions } from "../helpers/backends";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 
 const fixture = path.join(__dirname, "fixtures/ssa");
 const API_KEY = "ssa-api-key-e2e-6b0d2a";
 const NAME = "ssa-edge";
 
-describe("server-side apply and server dry run through the real Pulumi CLI", () => {
-  let server: RunningServer;
-  let client: Client;
-  let t: TestStack;
-  const printed: string[] = [];
-  const onOutput = (line: string) => printed.push(line);
+describe.each(BACKENDS)(
+  "server-side apply and server dry run through the real Pulumi CLI, on the %s server",
+  (backendName) => {
+    let backend: Backend;
+    let client: Client;
+    let t: TestStack;
+    const printed: string[] = [];
+    const onOutput = (line: string) => printed.push(line);
 
-  beforeAll(async () => {
-    server = await startServer({ port: 0, storage: "memory", logLevel: "warn" });
-    client = createClient({ baseUrl: server.url });
-    t = await createTestStack(fixture);
-    await t.stack.setAllConfig({
-      "exampledev:baseUrl": { value: server.url },
-      "exampledev:serverSideApply": { value: "true" },
-      apiKey: { value: API_KEY, secret: true },
-    });
-  });
-  afterAll(async () => {
-    await t?.dispose();
-    await client?.close();
-    await server?.close();
-  });
-
-  const up = async () => {
-    const result = await t.stack.up({ onOutput });
-    expect(result.summary.result).toBe("succeeded");
-    return result;
-  };
-  const failure = (run: Promise<unknown>) =>
-    run.then(
-      () => {
-        throw new Error("expected the command to fail");
-      },
-      (error: Error) => String(error),
-    );
-  const stored = () => client.proxies.get(NAME);
-
-  /** Another tool's server-side apply (as `kubectl apply --server-side` sends it). */
-  async function applyAs(manager: string, configuration: object, force = false) {
-    const { apiVersion, group, version, plural } = KINDS.Proxy;
-    const query = `fieldManager=${manager}${force ? "&force=true" : ""}`;
-    const answer = await request(`${server.url}/apis/${group}/${version}/${plural}/${NAME}?${query}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/apply-patch+yaml" },
-      body: JSON.stringify({ apiVersion, kind: "Proxy", metadata: { name: NAME }, ...configuration }),
-    });
-    const text = await answer.body.text();
-    expect(answer.statusCode, text).toBe(200);
-  }
-
-  it("creates and updates as the field manager pulumi-exampledev", async () => {
-    await up();
-    const created = await stored();
-    expect(created.metadata.managedFields?.map(({ manager, operation }) => [manager, operation])).toEqual([
-      ["pulumi-exampledev", "Apply"],
-    ]);
-    expect(created.metadata.annotations?.[CREATE_TOKEN_ANNOTATION]).toEqual(expect.any(String));
-
-    await t.stack.setConfig("drainTimeout", { value: "15s" });
-    await up();
-    const updated = await stored();
-    expect(updated.metadata.uid).toBe(created.metadata.uid);
-    expect(updated.spec.shutdown.drainTimeout).toBe("15s");
-  });
-
-  it("keeps a label another manager set through up, and refresh --expect-no-changes sees no drift", async () => {
-    await applyAs("kubectl", { metadata: { labels: { oncall: "team-a" } } });
-    await t.stack.setConfig("drainTimeout", { value: "16s" });
-    await up();
-    const object = await stored();
-    expect(object.metadata.labels).toEqual({ tier: "edge", oncall: "team-a" });
-    expect(object.spec.shutdown.drainTimeout).toBe("16s");
-
-    const refresh = await t.stack.refresh({ onOutput, expectNoChanges: true });
-    expect(refresh.summary.result).toBe("succeeded");
-    const preview = await t.stack.preview({ onOutput });
-    expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
-    const { deployment } = await t.stack.exportStack();
-    expect(JSON.stringify(deployment)).not.toContain("managedFields");
-  });
-
-  it("fails up on a spec field another manager owns, naming it; serverSideApplyForce takes it over", async () => {
-    await applyAs("kubectl", { spec: { shutdown: { drainTimeout: "25s" } } }, true);
-    const before = await stored();
-    await t.stack.setConfig("drainTimeout", { value: "10s" });
-    const message = await failure(t.stack.up({ onOutput }));
-    expect(message).toContain('conflict with "kubectl"');
-    expect(message).toContain(".spec.shutdown.drainTimeout");
-    expect(message).toContain("exampledev:serverSideApplyForce");
-    expect(await stored()).toEqual(before);
-
-    await t.stack.setConfig("exampledev:serverSideApplyForce", { value: "true" });
-    await up();
-    expect((await stored()).spec.shutdown.drainTimeout).toBe("10s");
-    await t.stack.removeConfig("exampledev:serverSideApplyForce");
-  });
-
-  describe("with exampledev:serverDryRun", () => {
     beforeAll(async () => {
-      await t.stack.setConfig("exampledev:serverDryRun", { value: "true" });
-      await client.proxies.create({ metadata: { name: "held-elsewhere" }, spec: {} });
-    });
-
-    it("fails preview of a create under a name another stack holds, writing nothing", async () => {
-      await t.stack.setConfig("extraName", { value: "held-elsewhere" });
-      const version = server.store.resourceVersion();
-      const message = await failure(t.stack.preview({ onOutput }));
-      expect(message).toContain("server dry run");
-      expect(message).toContain('Proxy "held-elsewhere" already exists on the server');
-      expect(server.store.resourceVersion()).toBe(version);
-      await t.stack.removeConfig("extraName");
-    });
-
-    it("fails preview of an invalid update left to the policy pack, with the API's causes", async () => {
+      backend = await startBackend(backendName);
+      client = backend.client;
+      t = await createTestStack(fixture);
       await t.stack.setAllConfig({
-        "exampledev:deferValidationToPolicies": { value: "true" },
-        drainTimeout: { value: "90s" },
+        ...backend.config,
+        "exampledev:serverSideApply": { value: "true" },
+        apiKey: { value: API_KEY, secret: true },
       });
-      const version = server.store.resourceVersion();
-      const message = await failure(t.stack.preview({ onOutput }));
-      expect(message).toContain("server dry run");
-      expect(message).toContain("422 Invalid");
-      expect(message).toContain("spec.shutdown.minimumDrainTime");
-      expect(server.store.resourceVersion()).toBe(version);
+    });
+    afterAll(async () => {
+      await t?.dispose();
+      await backend?.close();
     });
 
-    it("passes preview of a valid create and update, and writes nothing", async () => {
-      await t.stack.setAllConfig({ drainTimeout: { value: "12s" }, extraName: { value: "ssa-free" } });
-      const before = await stored();
-      const version = server.store.resourceVersion();
-      const preview = await t.stack.preview({ onOutput });
-      expect(preview.changeSummary).toMatchObject({ create: 1, update: 1 });
-      expect(server.store.resourceVersion()).toBe(version);
-      expect(await stored()).toEqual(before);
-      await expect(client.proxies.get("ssa-free")).rejects.toThrow(/not found/i);
-    });
-
-    it("runs up with it (asking first, then writing)", async () => {
-      await up();
-      expect((await stored()).spec.shutdown.drainTimeout).toBe("12s");
-      expect((await client.proxies.get("ssa-free")).metadata.managedFields?.[0]?.manager).toBe(
-        "pulumi-exampledev",
+    const up = async () => {
+      const result = await t.stack.up({ onOutput });
+      expect(result.summary.result).toBe("succeeded");
+      return result;
+    };
+    const failure = (run: Promise<unknown>) =>
+      run.then(
+        () => {
+          throw new Error("expected the command to fail");
+        },
+        (error: Error) => String(error),
       );
+    const stored = () => client.proxies.get(NAME);
+
+    /** Another tool's server-side apply (as `kubectl apply --server-side` sends it). */
+    async function applyAs(
+      manager: string,
+      configuration: { metadata?: object; spec?: object },
+      force = false,
+    ) {
+      const { apiVersion, group, version, plural } = KINDS.Proxy;
+      const query = `fieldManager=${manager}${force ? "&force=true" : ""}`;
+      const { status, text } = await backend.call(
+        "PATCH",
+        `/apis/${group}/${version}/${plural}/${NAME}?${query}`,
+        JSON.stringify({
+          apiVersion,
+          kind: "Proxy",
+          ...configuration,
+          metadata: { ...configuration.metadata, name: NAME },
+        }),
+        "application/apply-patch+yaml",
+      );
+      expect(status, text).toBe(200);
+    }
+
+    it("creates and updates as the field manager pulumi-exampledev", async () => {
+      const managers = (object: Awaited<ReturnType<typeof stored>>) =>
+        object.metadata.managedFields?.map(({ manager, operation }) => [manager, operation]);
+      await up();
+      const created = await stored();
+      // Created by POST, the one write that never takes over an object holding the name.
+      expect(managers(created)).toEqual([["pulumi-exampledev", "Update"]]);
+      expect(created.metadata.annotations?.[CREATE_TOKEN_ANNOTATION]).toEqual(expect.any(String));
+
+      await t.stack.setConfig("drainTimeout", { value: "15s" });
+      await up();
+      const updated = await stored();
+      expect(updated.metadata.uid).toBe(created.metadata.uid);
+      expect(updated.spec.shutdown.drainTimeout).toBe("15s");
+      expect(managers(updated)).toEqual([["pulumi-exampledev", "Apply"]]);
     });
 
-    it("asks nothing at refresh: drift on a field another manager took is reported, not refused", async () => {
-      // refresh configures the provider with the config of the last up, which had the dry run on.
-      await applyAs("kubectl", { spec: { shutdown: { drainTimeout: "30s" } } }, true);
-      const version = server.store.resourceVersion();
-      const refresh = await t.stack.refresh({ onOutput });
+    it("keeps a label another manager set through up, and refresh --expect-no-changes sees no drift", async () => {
+      await applyAs("kubectl", { metadata: { labels: { oncall: "team-a" } } });
+      await t.stack.setConfig("drainTimeout", { value: "16s" });
+      await up();
+      const object = await stored();
+      expect(object.metadata.labels).toEqual({ tier: "edge", oncall: "team-a" });
+      expect(object.spec.shutdown.drainTimeout).toBe("16s");
+
+      const refresh = await t.stack.refresh({ onOutput, expectNoChanges: true });
       expect(refresh.summary.result).toBe("succeeded");
-      expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
-      expect(server.store.resourceVersion()).toBe(version);
+      const preview = await t.stack.preview({ onOutput });
+      expect(Object.keys(preview.changeSummary)).toEqual(["same"]);
+      const { deployment } = await t.stack.exportStack();
+      expect(JSON.stringify(deployment)).not.toContain("managedFields");
     });
-  });
 
-  it("never prints the API key", () => {
-    expect(printed.join("\n")).not.toContain(API_KEY);
-  });
-});
+    it("fails up on a spec field another manager owns, naming it; serverSideApplyForce takes it over", async () => {
+      await applyAs("kubectl", { spec: { shutdown: { drainTimeout: "25s" } } }, true);
+      const before = await stored();
+      await t.stack.setConfig("drainTimeout", { value: "10s" });
+      const message = await failure(t.stack.up({ onOutput }));
+      expect(message).toContain('conflict with "kubectl"');
+      expect(message).toContain(".spec.shutdown.drainTimeout");
+      expect(message).toContain("exampledev:serverSideApplyForce");
+      expect(await stored()).toEqual(before);
+
+      await t.stack.setConfig("exampledev:serverSideApplyForce", { value: "true" });
+      await up();
+      expect((await stored()).spec.shutdown.drainTimeout).toBe("10s");
+      await t.stack.removeConfig("exampledev:serverSideApplyForce");
+    });
+
+    describe("with exampledev:serverDryRun", () => {
+      beforeAll(async () => {
+        await t.stack.setConfig("exampledev:serverDryRun", { value: "true" });
+        await client.proxies.create({ metadata: { name: "held-elsewhere" }, spec: {} });
+      });
+
+      it("fails preview of a create under a name another stack holds, writing nothing", async () => {
+        await t.stack.setConfig("extraName", { value: "held-elsewhere" });
+        const versions = await storedVersions(client);
+        const message = await failure(t.stack.preview({ onOutput }));
+        expect(message).toContain("server dry run");
+        expect(message).toContain('Proxy "held-elsewhere" already exists on the server');
+        expect(await storedVersions(client)).toEqual(versions);
+        await t.stack.removeConfig("extraName");
+      });
+
+      it("fails preview of an invalid update left to the policy pack, with the API's causes", async () => {
+        await t.stack.setAllConfig({
+          "exampledev:deferValidationToPolicies": { value: "true" },
+          drainTimeout: { value: "90s" },
+        });
+        const versions = await storedVersions(client);
+        const message = await failure(t.stack.preview({ onOutput }));
+        expect(message).toContain("server dry run");
+        expect(message).toContain("422 Invalid");
+        expect(message).toContain("spec.shutdown.minimumDrainTime");
+        expect(await storedVersions(client)).toEqual(versions);
+      });
+
+      it("passes preview of a valid create and update, and writes nothing", async () => {
+        await t.stack.setAllConfig({ drainTimeout: { value: "12s" }, extraName: { value: "ssa-free" } });
+        const before = await stored();
+        const versions = await storedVersions(client);
+        const preview = await t.stack.preview({ onOutput });
+        expect(preview.changeSummary).toMatchObject({ create: 1, update: 1 });
+        expect(await storedVersions(client)).toEqual(versions);
+        expect(await stored()).toEqual(before);
+        await expect(client.proxies.get("ssa-free")).rejects.toThrow(/not found/i);
+      });
+
+      it("runs up with it (asking first, then writing)", async () => {
+        await up();
+        expect((await stored()).spec.shutdown.drainTimeout).toBe("12s");
+        expect((await client.proxies.get("ssa-free")).metadata.managedFields?.[0]?.manager).toBe(
+          "pulumi-exampledev",
+        );
+      });
+
+      it("asks nothing at refresh: drift on a field another manager took is reported, not refused", async () => {
+        // refresh configures the provider with the config of the last up, which had the dry run on.
+        await applyAs("kubectl", { spec: { shutdown: { drainTimeout: "30s" } } }, true);
+        const versions = await storedVersions(client);
+        const refresh = await t.stack.refresh({ onOutput });
+        expect(refresh.summary.result).toBe("succeeded");
+        expect(refresh.summary.resourceChanges).toMatchObject({ update: 1 });
+        expect(await storedVersions(client)).toEqual(versions);
+      });
+    });
+
+    it("never prints the API key", () => {
+      expect(printed.join("\n")).not.toContain(API_KEY);
+    });
+  },
+);

@@ -3,11 +3,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Client, createClient } from "../../sdk/client";
+import type { Client } from "../../sdk/client";
 import { providerSource } from "../../sdk/resources/provider-source";
 import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { KIND_NAMES } from "../../sdk/schema";
-import { type RunningServer, startServer } from "../../server";
+import { BACKENDS, type Backend, startBackend } from "../helpers/backends";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 
@@ -30,8 +30,8 @@ function readAllFiles(dir: string): string {
     .join("\n");
 }
 
-describe("the provider through the real Pulumi CLI", () => {
-  let server: RunningServer;
+describe.each(BACKENDS)("the provider through the real Pulumi CLI, on the %s server", (backendName) => {
+  let backend: Backend;
   let client: Client;
   let openRegistry: Registry;
   let authRegistry: Registry;
@@ -41,12 +41,12 @@ describe("the provider through the real Pulumi CLI", () => {
   const onOutput = (line: string) => printed.push(line);
 
   beforeAll(async () => {
-    [server, openRegistry, authRegistry] = await Promise.all([
-      startServer({ port: 0, storage: "memory", logLevel: "warn" }),
+    [backend, openRegistry, authRegistry] = await Promise.all([
+      startBackend(backendName),
       startRegistry(),
       startRegistry({ auth: { type: "htpasswd", users: { [user]: SECRETS.password } } }),
     ]);
-    client = createClient({ baseUrl: server.url });
+    client = backend.client;
     digest = await pushArtifact(openRegistry, { path: "team/app", tag: "v1", content: "bundle one" });
     await pushArtifact(authRegistry, {
       path: "team/private",
@@ -56,7 +56,7 @@ describe("the provider through the real Pulumi CLI", () => {
     });
     t = await createTestStack(fixture);
     await t.stack.setAllConfig({
-      "exampledev:baseUrl": { value: server.url },
+      ...backend.config,
       openRepo: { value: openRegistry.repo("team/app") },
       authRepo: { value: authRegistry.repo("team/private") },
       username: { value: user },
@@ -67,8 +67,7 @@ describe("the provider through the real Pulumi CLI", () => {
 
   afterAll(async () => {
     await t?.dispose();
-    await client?.close();
-    await Promise.all([server?.close(), openRegistry?.stop(), authRegistry?.stop()]);
+    await Promise.all([backend?.close(), openRegistry?.stop(), authRegistry?.stop()]);
   });
 
   const up = async () => {

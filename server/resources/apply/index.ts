@@ -3,7 +3,13 @@ import { KINDS, type KindName } from "../../../sdk/schema";
 import { admitForStore, admitStatus, type FieldValidation, readEnvelope } from "../../admission";
 import { ApiError, badRequest, conflict, invalid, notFound, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
-import { checkPreconditions, type ObjectStore, type StoredObject, timestamp } from "../../storage";
+import {
+  checkPreconditions,
+  type ObjectStore,
+  type StoredObject,
+  timestamp,
+  uidOfNoObject,
+} from "../../storage";
 import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "../dry-run";
 import { checkObjectSize } from "../object-size";
 import { redactObject } from "../redaction";
@@ -137,6 +143,9 @@ export function applyObject(
   if (existing) {
     checkPreconditions(kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, name);
+  } else if (envelope.uid !== undefined) {
+    // A uid names an object that exists: an apply never creates one under it (kube-apiserver: 409 as well).
+    throw uidOfNoObject(kind, name, envelope.uid);
   } else if (envelope.metadata.resourceVersion !== undefined) {
     // A version names an object that exists; there is none to match (Kubernetes: 409 as well).
     throw conflict(kind, name);

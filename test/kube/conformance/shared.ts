@@ -606,6 +606,22 @@ export function sharedTests(backend: () => Backend): void {
     expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
   });
 
+  test("server-side apply naming a uid no object has is 409 and creates nothing", async (server) => {
+    const name = unique("apply-uid");
+    const uid = "00000000-0000-0000-0000-000000000001";
+    const applied = await server.call("PATCH", `${pathOf("Proxy", name)}?fieldManager=main`, {
+      body: { ...manifest("Proxy", name, {}), metadata: { name, uid } },
+      contentType: APPLY,
+    });
+    expect(applied.status, applied.text).toBe(409);
+    expect(applied.body).toMatchObject({
+      reason: "Conflict",
+      message: `Operation cannot be fulfilled on proxies.core.example.dev "${name}": uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
+      details: { name, group: "core.example.dev", kind: "proxies" },
+    });
+    expect((await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
+  });
+
   test("a delete that removes at once answers a Success Status", async (server) => {
     const name = unique("delete");
     const created = await create(server, name);

@@ -1,0 +1,99 @@
+// The two servers the provider's e2e tests run against: the local server (the controller embedded), and
+// kube-apiserver with the CRDs and the admission webhook (kube/api.ts) with the same controller running as
+// a client of it, in this process. A test sees one shape: the provider's settings and an admin client.
+import { Pool } from "undici";
+import { clusterOf, startController } from "../../controller";
+import { startKubeApi } from "../../kube/api";
+import { type Client, createClient } from "../../sdk/client";
+import { KIND_NAMES } from "../../sdk/schema";
+import { startServer } from "../../server";
+
+export const BACKENDS = ["local", "kube"] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+export interface Backend {
+  name: BackendName;
+  /** The provider's settings that reach this server (`exampledev:baseUrl` or `exampledev:kubeconfig`). */
+  config: Record<string, { value: string }>;
+  /** A client with every right, for the test's own reads and out-of-band writes. */
+  client: Client;
+  /** A raw request with that client's rights (what another tool, kubectl say, sends). */
+  call(method: "GET" | "PATCH", path: string, body?: string, contentType?: string): Promise<RawReply>;
+  close(): Promise<void>;
+}
+
+export interface RawReply {
+  status: number;
+  text: string;
+}
+
+/**
+ * Every stored object of the three kinds as `kind/name@resourceVersion`: equal before and after a step that
+ * must write nothing, on either server (kube-apiserver's list version moves with writes of any resource).
+ */
+export async function storedVersions(client: Client): Promise<string[]> {
+  const lists = await Promise.all([
+    client.proxies.listAll(),
+    client.services.listAll(),
+    client.serviceRevisions.listAll(),
+  ]);
+  return lists.flatMap((items, index) =>
+    items.map(({ metadata }) => `${KIND_NAMES[index]}/${metadata.name}@${metadata.resourceVersion}`),
+  );
+}
+
+/** `call` over a pool of its own, with the bearer token and CA a client of `baseUrl` would use. */
+function rawCaller(baseUrl: string, token?: string, ca?: string) {
+  const pool = new Pool(new URL(baseUrl).origin, { ...(ca !== undefined && { connect: { ca } }) });
+  const call: Backend["call"] = async (method, path, body, contentType) => {
+    const answer = await pool.request({
+      method,
+      path,
+      headers: {
+        ...(token !== undefined && { authorization: `Bearer ${token}` }),
+        ...(contentType !== undefined && { "content-type": contentType }),
+      },
+      ...(body !== undefined && { body }),
+    });
+    return { status: answer.statusCode, text: await answer.body.text() };
+  };
+  return { call, close: () => pool.close() };
+}
+
+export async function startBackend(name: BackendName): Promise<Backend> {
+  if (name === "local") {
+    const server = await startServer({ port: 0, storage: "memory", logLevel: "warn" });
+    const client = createClient({ baseUrl: server.url });
+    const raw = rawCaller(server.url);
+    return {
+      name,
+      config: { "exampledev:baseUrl": { value: server.url } },
+      client,
+      call: raw.call,
+      async close() {
+        await Promise.all([client.close(), raw.close()]);
+        await server.close();
+      },
+    };
+  }
+  const api = await startKubeApi();
+  const connection = { baseUrl: api.url, token: api.token, ca: api.caCert };
+  const controllerClient = createClient(connection);
+  const controller = startController({
+    cluster: clusterOf(controllerClient),
+    gateways: ["default"],
+  });
+  const client = createClient(connection);
+  const raw = rawCaller(api.url, api.token, api.caCert);
+  return {
+    name,
+    config: { "exampledev:kubeconfig": { value: api.kubeconfig } },
+    client,
+    call: raw.call,
+    async close() {
+      await controller.stop();
+      await Promise.all([controllerClient.close(), client.close(), raw.close()]);
+      await api.close();
+    },
+  };
+}
