@@ -67,6 +67,15 @@ export class SecretKeeper {
     return secret.metadata.name;
   }
 
+  /** Whether the Secret an object names is there (true when it names none). */
+  async kept(object: Record<string, unknown>): Promise<boolean> {
+    const name = secretNameOf(object);
+    if (name === undefined) return true;
+    const { status } = await this.client.call("GET", `${secretsPath}/${name}`);
+    if (status !== 200 && status !== 404) throw new Error(`GET Secret ${name}: ${status}`);
+    return status === 200;
+  }
+
   /** The values of the Secret an object names; none when it names none. Throws when that Secret is gone. */
   async valuesOf(object: Record<string, unknown> | undefined): Promise<SecretValues> {
     const name = secretNameOf(object);
