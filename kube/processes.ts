@@ -9,6 +9,8 @@ import { type Agent, fetch } from "undici";
 
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
+// Often: a start waits for two processes in turn, and each answers well within a second.
+const POLL_MS = 100;
 
 /**
  * Free loopback ports, distinct: each is held until all are found (the race until the processes bind them
@@ -87,7 +89,7 @@ export async function waitUntilHealthy(
     const { status, body } = await Promise.race([answer, started.exited]);
     if (status === 200) return;
     last = `${status} ${body.slice(0, 500)}`;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   const seconds = READY_TIMEOUT_MS / 1000;
   throw new Error(
