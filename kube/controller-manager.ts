@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { kubeconfigYaml } from "./kubeconfig";
-import type { Pki } from "./pki";
+import { CONTROLLER_MANAGER_USER, type Pki } from "./pki";
 import { freePorts, type Started, start } from "./processes";
 
 /**
@@ -13,7 +13,7 @@ import { freePorts, type Started, start } from "./processes";
  * itself may list and watch everything but delete no custom resource.
  */
 
-export const CONTROLLERS = ["garbage-collector-controller", "namespace-controller"];
+const CONTROLLERS = ["garbage-collector-controller", "namespace-controller"];
 
 export interface ControllerManagerOptions {
   binary: string;
@@ -33,7 +33,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const { serving, client } = pki.controllerManager;
   const kubeconfig = path.join(dir, "kube-controller-manager.kubeconfig");
   const user = {
-    name: "system:kube-controller-manager",
+    name: CONTROLLER_MANAGER_USER,
     credentials: { "client-certificate": client.certFile, "client-key": client.keyFile },
   };
   await writeFile(kubeconfig, kubeconfigYaml(options.apiserverUrl, pki.caCert, user), { mode: 0o600 });

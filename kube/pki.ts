@@ -30,6 +30,9 @@ const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"
 
 const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
 
+/** kube-controller-manager's user: the RBAC bootstrap policy gives it its roles. */
+export const CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
+
 export const exists = (file: string) =>
   access(file).then(
     () => true,
@@ -40,7 +43,6 @@ export const exists = (file: string) =>
 export async function makePki(dir: string): Promise<Pki> {
   const file = (name: string) => path.join(dir, name);
   if (!(await exists(file("sa.key")))) await makeNewPki(dir);
-  const controllerManager = "system:kube-controller-manager";
   return {
     caCert: await readFile(file("ca.crt"), "utf8"),
     caFile: file("ca.crt"),
@@ -53,8 +55,8 @@ export async function makePki(dir: string): Promise<Pki> {
       serving: await once(certFiles(dir, "kube-controller-manager"), () =>
         signServingCert(dir, "kube-controller-manager"),
       ),
-      client: await once(certFiles(dir, clientName(controllerManager)), () =>
-        signClientCert(dir, controllerManager),
+      client: await once(certFiles(dir, clientName(CONTROLLER_MANAGER_USER)), () =>
+        signClientCert(dir, CONTROLLER_MANAGER_USER),
       ),
     },
   };
