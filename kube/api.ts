@@ -7,8 +7,9 @@ import { installAdmissionIdentity, installCrds, installWebhook } from "./install
 import { signServingCert } from "./pki";
 
 /**
- * The project's API on a real Kubernetes API server: etcd and kube-apiserver (kube/env.ts), the three kinds
- * as CRDs, and the admission webhook (kube/admission/) serving from this process as its own service account.
+ * The project's API on a real Kubernetes API server: etcd, kube-apiserver and kube-controller-manager
+ * (kube/env.ts), the three kinds as CRDs, and the admission webhook (kube/admission/) serving from this
+ * process as its own service account.
  */
 
 export interface KubeApi extends KubeEnv {
@@ -23,7 +24,7 @@ export interface KubeApiOptions extends KubeOptions {
 const SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
-  const kube = await startKube(options);
+  const kube = await startKube({ ...options, beforeControllers: installKinds });
   const admin = kubeClient(kube.url, kube.token, kube.caCert, "exampledev-install");
   let admission: AdmissionServer | undefined;
   const close = async () => {
@@ -32,7 +33,6 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     await kube.close();
   };
   try {
-    await installCrds(admin);
     const token = await installAdmissionIdentity(admin);
     const serving = await signServingCert(kube.dir, "exampledev-admission");
     admission = await startAdmissionServer({
@@ -46,5 +46,15 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** The CRDs, before kube-controller-manager starts: its garbage collector watches them from its start. */
+async function installKinds(env: { url: string; token: string; caCert: string }): Promise<void> {
+  const admin = kubeClient(env.url, env.token, env.caCert, "exampledev-install");
+  try {
+    await installCrds(admin);
+  } finally {
+    await admin.close();
   }
 }

@@ -1,20 +1,22 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { type AddressInfo, createServer } from "node:net";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { Agent, fetch } from "undici";
+import { Agent } from "undici";
 import { stringify } from "yaml";
-import { makePki } from "./pki";
+import { startControllerManager } from "./controller-manager";
+import { kubeconfigYaml } from "./kubeconfig";
+import { exists, makePki } from "./pki";
+import { freePorts, type Started, start, stop, waitUntilHealthy } from "./processes";
 
 /**
- * A real Kubernetes API server on loopback: Debian's etcd and kube-apiserver (built by
- * scripts/toolchain/kube.sh), with the least that is real: TLS from a CA made for it, a static bearer
- * token for an admin (group system:masters), RBAC, a service-account signing key. Everything lives in one
- * temporary directory, logs included, removed by close().
+ * A real Kubernetes control plane on loopback: Debian's etcd, kube-apiserver and kube-controller-manager
+ * (built by scripts/toolchain/kube.sh; its garbage collector acts on owner references), with the least that
+ * is real: TLS from a CA made for it, a static bearer token for an admin (group system:masters), RBAC, a
+ * service-account signing key. Everything lives in one temporary directory, logs included, removed by
+ * close().
  */
 
 export interface KubeEnv {
@@ -28,99 +30,23 @@ export interface KubeEnv {
   kubeconfig: string;
   /** etcd's client URL (plain HTTP on loopback); its data is in `<dir>/etcd`. */
   etcdUrl: string;
-  /** The temporary directory holding the keys, etcd's data and both logs. */
+  /** kube-controller-manager's health endpoint (TLS from the CA; no authentication). */
+  controllerManagerHealthz: string;
+  /** The temporary directory holding the keys, etcd's data and the logs. */
   dir: string;
   /** An undici dispatcher that trusts the CA. */
   dispatcher: Agent;
-  /** Stops both processes and removes the directory. */
+  /** Stops the three processes and removes the directory. */
   close(): Promise<void>;
 }
 
 const REPO = path.resolve(__dirname, "..").replace(/[/\\]dist$/, "");
-const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
 
-/** The directory holding kube-apiserver, from the toolchain script (which builds it if missing). */
-async function apiserverBinary(): Promise<string> {
+/** Where kube-apiserver and kube-controller-manager are, from the script that builds them if missing. */
+async function binDir(): Promise<string> {
   const script = path.join(REPO, "scripts/toolchain/kube.sh");
   const { stdout } = await promisify(execFile)("bash", [script, "--print-bin-dir"], { maxBuffer: 1 << 20 });
-  return path.join(stdout.trim(), "kube-apiserver");
-}
-
-/**
- * Free loopback ports, distinct: each is held until all are found (the race until the processes bind them
- * is accepted).
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer());
-  const ports = await Promise.all(
-    servers.map(
-      (server) =>
-        new Promise<number>((resolve, reject) => {
-          server.once("error", reject);
-          server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-        }),
-    ),
-  );
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
-
-interface Started {
-  child: ChildProcess;
-  log: string;
-  /** Rejects when the process exits; never resolves. */
-  exited: Promise<never>;
-}
-
-/** The last lines of a process's log, for an error that says why it stopped. */
-async function logTail(log: string): Promise<string> {
-  return (await readFile(log, "utf8").catch(() => "")).split("\n").slice(-20).join("\n");
-}
-
-function start(command: string, args: string[], log: string): Started {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const out = createWriteStream(log);
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
-  // A process that exits without close() (an uncaught error, process.exit) must not leave servers behind.
-  const kill = () => child.kill("SIGKILL");
-  process.once("exit", kill);
-  const exited = new Promise<never>((_, reject) => {
-    child.once("error", reject);
-    child.once("exit", async (code, signal) => {
-      process.off("exit", kill);
-      reject(new Error(`${path.basename(command)} exited (${signal ?? code}):\n${await logTail(log)}`));
-    });
-  });
-  exited.catch(() => {});
-  return { child, log, exited };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-  await gone;
-  clearTimeout(timer);
-}
-
-async function waitUntilReady(url: string, token: string, dispatcher: Agent, apiserver: Started) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    const answer = fetch(`${url}/readyz`, { dispatcher, headers: { authorization: `Bearer ${token}` } })
-      .then(async (response) => ({ status: response.status, body: await response.text() }))
-      .catch((error: unknown) => ({ status: 0, body: String(error) }));
-    const { status, body } = await Promise.race([answer, apiserver.exited]);
-    if (status === 200) return;
-    last = `${status} ${body.slice(0, 500)}`;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(
-    `kube-apiserver was not ready after ${READY_TIMEOUT_MS / 1000}s: ${last}\n${await logTail(apiserver.log)}`,
-  );
+  return stdout.trim();
 }
 
 export interface KubeOptions {
@@ -130,6 +56,12 @@ export interface KubeOptions {
    * a temporary directory that close() removes.
    */
   dir?: string;
+  /**
+   * Runs once kube-apiserver is ready and before kube-controller-manager starts: the garbage collector
+   * watches the kinds this installs (CRDs) from its start, where a kind added later waits for its next look
+   * at discovery (every 30 s).
+   */
+  beforeControllers?: (env: Omit<KubeEnv, "controllerManagerHealthz" | "close">) => Promise<void>;
 }
 
 /** What a kept directory remembers between starts, besides its files of keys and etcd's data. */
@@ -140,14 +72,8 @@ interface Remembered {
 
 const REMEMBERED = "kube.json";
 
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
 export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
-  const binary = await apiserverBinary();
+  const bin = await binDir();
   const keep = options.dir !== undefined;
   const dir = keep
     ? path.resolve(options.dir as string)
@@ -158,7 +84,7 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // The API server first: etcd going away under it only fills its log with retries.
+      // In reverse: etcd going away under the API server only fills its log with retries.
       for (const { child } of started.reverse()) await stop(child);
       await dispatcher?.close();
       if (!keep) await rm(dir, { recursive: true, force: true });
@@ -193,7 +119,7 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
     started.push(etcd);
 
     const apiserver = start(
-      binary,
+      path.join(bin, "kube-apiserver"),
       [
         `--etcd-servers=${etcdUrl}`,
         "--bind-address=127.0.0.1",
@@ -223,11 +149,31 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
     const url = `https://127.0.0.1:${securePort}`;
     dispatcher = new Agent({ connect: { ca: pki.caCert } });
     // etcd failing to start shows as kube-apiserver never getting ready: race both exits.
-    await Promise.race([waitUntilReady(url, token, dispatcher, apiserver), etcd.exited]);
+    const authorization = { authorization: `Bearer ${token}` };
+    await Promise.race([
+      waitUntilHealthy(apiserver, `${url}/readyz`, dispatcher, authorization),
+      etcd.exited,
+    ]);
 
     const kubeconfig = path.join(dir, "kubeconfig");
-    await writeFile(kubeconfig, kubeconfigYaml(url, pki.caCert, token), { mode: 0o600 });
-    return { url, token, caCert: pki.caCert, kubeconfig, etcdUrl, dir, dispatcher, close };
+    const admin = { name: "admin", credentials: { token } };
+    await writeFile(kubeconfig, kubeconfigYaml(url, pki.caCert, admin), { mode: 0o600 });
+    const env = { url, token, caCert: pki.caCert, kubeconfig, etcdUrl, dir, dispatcher };
+    await options.beforeControllers?.(env);
+
+    const controllerManager = await startControllerManager({
+      binary: path.join(bin, "kube-controller-manager"),
+      dir,
+      pki,
+      apiserverUrl: url,
+    });
+    started.push(controllerManager);
+    await Promise.race([
+      waitUntilHealthy(controllerManager, controllerManager.healthz, dispatcher),
+      apiserver.exited,
+      etcd.exited,
+    ]);
+    return { ...env, controllerManagerHealthz: controllerManager.healthz, close };
   } catch (error) {
     await close();
     throw error;
@@ -258,18 +204,4 @@ async function writeEncryptionConfig(dir: string): Promise<string> {
   };
   await writeFile(file, stringify(config), { mode: 0o600 });
   return file;
-}
-
-function kubeconfigYaml(server: string, caCert: string, token: string): string {
-  const name = "exampledev-kube";
-  return stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [
-      { name, cluster: { server, "certificate-authority-data": Buffer.from(caCert).toString("base64") } },
-    ],
-    users: [{ name: "admin", user: { token } }],
-    contexts: [{ name, context: { cluster: name, user: "admin" } }],
-    "current-context": name,
-  });
 }

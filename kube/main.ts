@@ -1,7 +1,8 @@
-// `npm run kube`: the project's API on a real Kubernetes API server (etcd and kube-apiserver on loopback,
-// the CRDs, the admission webhook; kube/api.ts), until Ctrl-C or one SIGTERM, which stops all of it. It
-// prints `kubeconfig: <path>` on a line of its own once everything is ready. With --dir the data (etcd,
-// keys, ports) stays there and a second start finds the objects again; without it, it goes on exit.
+// `npm run kube`: the project's API on a real Kubernetes API server (etcd, kube-apiserver and
+// kube-controller-manager on loopback, the CRDs, the admission webhook; kube/api.ts), until Ctrl-C or one
+// SIGTERM, which stops all of it. It prints `kubeconfig: <path>` on a line of its own once everything is
+// ready. With --dir the data (etcd, keys, ports) stays there and a second start finds the objects again;
+// without it, it goes on exit.
 import { parseArgs } from "node:util";
 import { startKubeApi } from "./api";
 

@@ -18,6 +18,8 @@ export interface Pki {
   serverKeyFile: string;
   serviceAccountPublicFile: string;
   serviceAccountKeyFile: string;
+  /** kube-controller-manager's serving certificate, and its client certificate (its identity). */
+  controllerManager: { serving: CertFiles; client: CertFiles };
 }
 
 const run = promisify(execFile);
@@ -28,14 +30,19 @@ const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"
 
 const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
 
-/** The key material in `dir`, made unless a previous start with the same directory made it. */
-export async function makePki(dir: string): Promise<Pki> {
-  const file = (name: string) => path.join(dir, name);
-  const made = await access(file("sa.key")).then(
+/** kube-controller-manager's user: the RBAC bootstrap policy gives it its roles. */
+export const CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
+
+export const exists = (file: string) =>
+  access(file).then(
     () => true,
     () => false,
   );
-  if (!made) await makeNewPki(dir);
+
+/** The key material in `dir`, made unless a previous start with the same directory made it. */
+export async function makePki(dir: string): Promise<Pki> {
+  const file = (name: string) => path.join(dir, name);
+  if (!(await exists(file("sa.key")))) await makeNewPki(dir);
   return {
     caCert: await readFile(file("ca.crt"), "utf8"),
     caFile: file("ca.crt"),
@@ -43,8 +50,20 @@ export async function makePki(dir: string): Promise<Pki> {
     serverKeyFile: file("kube-apiserver.key"),
     serviceAccountPublicFile: file("sa.pub"),
     serviceAccountKeyFile: file("sa.key"),
+    // Apart from the rest: a directory kept from before the controller manager ran gets them now.
+    controllerManager: {
+      serving: await once(certFiles(dir, "kube-controller-manager"), () =>
+        signServingCert(dir, "kube-controller-manager"),
+      ),
+      client: await once(certFiles(dir, clientName(CONTROLLER_MANAGER_USER)), () =>
+        signClientCert(dir, CONTROLLER_MANAGER_USER),
+      ),
+    },
   };
 }
+
+const once = async (files: CertFiles, sign: () => Promise<CertFiles>) =>
+  (await exists(files.certFile)) ? files : sign();
 
 async function makeNewPki(dir: string): Promise<void> {
   const file = (name: string) => path.join(dir, name);
@@ -74,7 +93,6 @@ export interface CertFiles {
  * configuration.
  */
 export async function signServingCert(dir: string, name: string): Promise<CertFiles> {
-  const file = (suffix: string) => path.join(dir, `${name}.${suffix}`);
   await run("openssl", [
     ...["req", "-x509", ...EC_KEY, "-CA", path.join(dir, "ca.crt"), "-CAkey", path.join(dir, "ca.key")],
     ...["-subj", `/CN=${name}`],
@@ -86,7 +104,7 @@ export async function signServingCert(dir: string, name: string): Promise<CertFi
     ),
     ...out(dir, name),
   ]);
-  return { certFile: file("crt"), keyFile: file("key") };
+  return certFiles(dir, name);
 }
 
 /**
@@ -98,7 +116,7 @@ export async function signClientCert(
   user: string,
   groups: readonly string[] = [],
 ): Promise<CertFiles> {
-  const name = `client-${user.replace(/[^A-Za-z0-9_.-]/g, "_")}`;
+  const name = clientName(user);
   const subject = `/CN=${user}${groups.map((group) => `/O=${group}`).join("")}`;
   await run("openssl", [
     ...["req", "-x509", ...EC_KEY, "-CA", path.join(dir, "ca.crt"), "-CAkey", path.join(dir, "ca.key")],
@@ -110,9 +128,16 @@ export async function signClientCert(
     ),
     ...out(dir, name),
   ]);
+  return certFiles(dir, name);
+}
+
+const clientName = (user: string) => `client-${user.replace(/[^A-Za-z0-9_.-]/g, "_")}`;
+
+function certFiles(dir: string, name: string): CertFiles {
   return { certFile: path.join(dir, `${name}.crt`), keyFile: path.join(dir, `${name}.key`) };
 }
 
 function out(dir: string, name: string): string[] {
-  return ["-keyout", path.join(dir, `${name}.key`), "-out", path.join(dir, `${name}.crt`)];
+  const { certFile, keyFile } = certFiles(dir, name);
+  return ["-keyout", keyFile, "-out", certFile];
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../sdk/errors";
+import { failureStatus } from "../../sdk/errors/reasons";
 import {
   joinSecrets,
   type KindName,
@@ -43,6 +44,7 @@ export async function admitReview(
 ): Promise<AdmissionResponse> {
   const kind = request.kind.kind;
   const previous = request.oldObject ?? undefined;
+  if (previous && (await lostItsSecret(previous, secrets))) return metadataOnly(request, previous);
   const previousValues = await secrets.valuesOf(previous);
   // The stored object as the local server keeps it (a kube object has its shape), values in place: the
   // placeholders a client writes back keep them, and the change rules compare what was stored.
@@ -63,6 +65,27 @@ export async function admitReview(
   const patch: JsonPatch = [{ op: "replace", path: "/spec", value: spec }];
   patch.push(...annotationsPatch(request.object, result.object.metadata.annotations, secretName));
   return allow(request.uid, patch, result.warnings);
+}
+
+/**
+ * Whether `previous` is being deleted and its Secret is gone already: Foreground propagation has the
+ * garbage collector delete an object's dependents, its Secret among them, before the object, which a
+ * finalizer may keep a while longer (and the collector's own update removes `foregroundDeletion`).
+ */
+async function lostItsSecret(previous: Record<string, unknown>, secrets: SecretKeeper): Promise<boolean> {
+  const { deletionTimestamp } = previous.metadata as { deletionTimestamp?: string };
+  return deletionTimestamp !== undefined && !(await secrets.kept(previous));
+}
+
+/** Without its values, such an object may change its metadata (a finalizer removed), not its spec. */
+function metadataOnly(request: AdmissionRequest, previous: Record<string, unknown>): AdmissionResponse {
+  const object = request.object ?? {};
+  const unchanged =
+    isDeepStrictEqual(object.spec, previous.spec) && secretNameOf(object) === secretNameOf(previous);
+  if (unchanged) return allow(request.uid);
+  const { name } = previous.metadata as { name: string };
+  const why = "is being deleted and its Secret is gone: only its metadata can change";
+  return deny(request.uid, failureStatus("Conflict", `${request.kind.kind} "${name}" ${why}`));
 }
 
 /** The object's name, or its generateName on a create that has no name yet. */

@@ -19,9 +19,10 @@ import type { KubeClient } from "../client";
  * a write can still fail after admission (a resourceVersion conflict, a later webhook, etcd), and an
  * updated Secret would then hold values the object never accepted. A minted Secret becomes live only when
  * the object that names it is stored, in the same write. The sweep gives each live Secret an owner
- * reference to its object (so a cluster's garbage collector deletes it with the object) and deletes, by
- * uid, the Secrets no object names once they are older than a grace that covers a write in flight: the
- * previous values after a change, a write that failed, an object deleted.
+ * reference to its object, so the garbage collector (kube-controller-manager's, which kube/env.ts runs as
+ * a cluster does) deletes it with the object, and deletes, by uid, the Secrets no object names once they
+ * are older than a grace that covers a write in flight: the previous values after a change, a write that
+ * failed, an object deleted before the sweep owned its Secret.
  */
 
 const MANAGED_BY = { "app.kubernetes.io/managed-by": "exampledev-admission" };
@@ -65,6 +66,15 @@ export class SecretKeeper {
       stringData: values,
     });
     return secret.metadata.name;
+  }
+
+  /** Whether the Secret an object names is there (true when it names none). */
+  async kept(object: Record<string, unknown>): Promise<boolean> {
+    const name = secretNameOf(object);
+    if (name === undefined) return true;
+    const { status } = await this.client.call("GET", `${secretsPath}/${name}`);
+    if (status !== 200 && status !== 404) throw new Error(`GET Secret ${name}: ${status}`);
+    return status === 200;
   }
 
   /** The values of the Secret an object names; none when it names none. Throws when that Secret is gone. */

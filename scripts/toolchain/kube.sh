@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Makes a real Kubernetes API server available: kube-apiserver built once from Go modules (the wrapper module in
-# kube/, whose k8s.io/kubernetes requirement is the pin) and cached outside the repository beside the Pulumi CLI,
-# keyed by version; etcd from Debian's etcd-server. Idempotent; prints progress to stderr.
+# Makes a real Kubernetes control plane available: kube-apiserver and kube-controller-manager (for its garbage
+# collector) built once from Go modules (the wrapper module in kube/, whose k8s.io/kubernetes requirement is the
+# pin) and cached outside the repository beside the Pulumi CLI, keyed by version; etcd from Debian's
+# etcd-server. Idempotent; prints progress to stderr.
 #
-#   scripts/toolchain/kube.sh                 ensure both, print nothing on stdout
-#   scripts/toolchain/kube.sh --print-bin-dir ensure both, then print the directory holding kube-apiserver
+#   scripts/toolchain/kube.sh                 ensure all three, print nothing on stdout
+#   scripts/toolchain/kube.sh --print-bin-dir ensure all three, then print the directory holding both binaries
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,13 +40,19 @@ ensure_etcd() {
   say "etcd $(etcd --version | awk '/^etcd Version/ { print $3 }') at $(command -v etcd)"
 }
 
-build_apiserver() {
+declare -A estimate=(
+  [kube-apiserver]="first build: about 8 minutes"
+  [kube-controller-manager]="after kube-apiserver: about 4 minutes"
+)
+# kube-apiserver compiles about 2000 packages; kube-controller-manager shares most of them and adds about 300
+# (on 2 cores with modules cached: kube-apiserver 7.5 min; then kube-controller-manager 237 s, 1.5 min of CPU,
+# while other builds shared the machine, 2026-11-25).
+build() {
   if ! command -v go >/dev/null 2>&1; then
-    [[ -x /usr/local/go/bin/go ]] || fail "Go 1.25 or newer is required to build kube-apiserver $version (no prebuilt binary can be downloaded here)"
+    [[ -x /usr/local/go/bin/go ]] || fail "Go 1.25 or newer is required to build $* $version (no prebuilt binary can be downloaded here)"
     export PATH="/usr/local/go/bin:$PATH"
   fi
   mkdir -p "$cache_root"
-  local started
   # Global, so the EXIT trap still sees it after this function returns.
   staging=$(mktemp -d "$cache_root/kube-build.XXXXXX")
   trap 'rm -rf "$staging"' EXIT
@@ -57,24 +64,31 @@ build_apiserver() {
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
   done
-  started=$SECONDS
-  say "building kube-apiserver $version from Go modules into $bin_dir"
-  say "  (first build: about 8 minutes on 2 cores, plus module downloads; later runs reuse the cache)"
-  # go build -v names each package as it compiles it: one progress line every 200 packages.
-  (cd "$here/kube" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" \
-    -o "$staging/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver 2>&1 |
-    awk '{ n++; if (n % 200 == 0) printf "[toolchain]   kube-apiserver: %d packages compiled\n", n > "/dev/stderr" }
-      /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }')
-  [[ -x "$staging/kube-apiserver" ]] || fail "go build did not produce kube-apiserver"
-  # Moved into place only once built, so an interrupted build never leaves a half toolchain behind.
-  mkdir -p "$bin_dir"
-  mv "$staging/kube-apiserver" "$bin_dir/"
-  say "built kube-apiserver in $((SECONDS - started))s"
+  local name started
+  for name in "$@"; do
+    started=$SECONDS
+    say "building $name $version from Go modules into $bin_dir"
+    say "  (${estimate[$name]} on 2 cores, plus module downloads; later runs reuse the cache)"
+    # go build -v names each package as it compiles it: one progress line every 200 packages.
+    (cd "$here/kube" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" \
+      -o "$staging/$name" "k8s.io/kubernetes/cmd/$name" 2>&1 |
+      NAME=$name awk '{ n++; if (n % 200 == 0) printf "[toolchain]   %s: %d packages compiled\n", ENVIRON["NAME"], n > "/dev/stderr" }
+        /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }')
+    [[ -x "$staging/$name" ]] || fail "go build did not produce $name"
+    # Moved into place only once built, so an interrupted build never leaves a half toolchain behind.
+    mkdir -p "$bin_dir"
+    mv "$staging/$name" "$bin_dir/"
+    say "built $name in $((SECONDS - started))s"
+  done
 }
 
 ensure_etcd
-if [[ ! -x "$bin_dir/kube-apiserver" ]] || ! "$bin_dir/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $version"; then
-  build_apiserver
-fi
-say "kube-apiserver $version at $bin_dir"
+missing=()
+for name in kube-apiserver kube-controller-manager; do
+  if [[ ! -x "$bin_dir/$name" ]] || ! "$bin_dir/$name" --version 2>/dev/null | grep -qx "Kubernetes $version"; then
+    missing+=("$name")
+  fi
+done
+if ((${#missing[@]} > 0)); then build "${missing[@]}"; fi
+say "kube-apiserver and kube-controller-manager $version at $bin_dir"
 if [[ "${1:-}" == "--print-bin-dir" ]]; then echo "$bin_dir"; fi

@@ -198,9 +198,13 @@ describe("npm run server, npm run registry and npm run kube", () => {
     };
     kubectl(["create", "-f", "-"], JSON.stringify(proxy));
     const stopped = await stopWithOneSigterm(first);
-    // etcd and kube-apiserver ran under it, and went with it.
+    // etcd, kube-apiserver and kube-controller-manager ran under it, and went with it.
     expect(stopped.tree.map((p) => p.command)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/kube-apiserver /), expect.stringMatching(/^etcd /)]),
+      expect.arrayContaining([
+        expect.stringMatching(/kube-apiserver /),
+        expect.stringMatching(/kube-controller-manager /),
+        expect.stringMatching(/^etcd /),
+      ]),
     );
     expect(stopped.exit).not.toBe("timeout");
     expect(stopped.left).toEqual([]);

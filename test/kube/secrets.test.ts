@@ -31,6 +31,7 @@ const run = promisify(execFile);
 const REPO = "registry.example.dev/team/app";
 const RUNTIME = { compatibilityDate: "2024-09-01" };
 const SECRETS_PATH = `/api/v1/namespaces/${SECRETS_NAMESPACE}/secrets`;
+const MERGE = "application/merge-patch+json";
 /** Short enough for the test to see the sweep; a cluster's default is a minute. */
 const SWEEP = { intervalMs: 200, graceMs: 1_500 };
 
@@ -155,6 +156,13 @@ describe("secret values on the real API server", () => {
     );
   const secretExists = async (name: string) =>
     (await admin.call("GET", `${SECRETS_PATH}/${name}`)).status === 200;
+  const ownerOf = async (name: string) => {
+    const secret = await admin.ok<{ metadata: { ownerReferences?: { uid: string }[] } }>(
+      "GET",
+      `${SECRETS_PATH}/${name}`,
+    );
+    return secret.metadata.ownerReferences?.[0]?.uid;
+  };
 
   beforeAll(async () => {
     api = await startKubeApi({ sweep: SWEEP });
@@ -243,7 +251,7 @@ describe("secret values on the real API server", () => {
       "PATCH",
       pathOf("Proxy", "sinks"),
       { spec: { telemetry: { thirdPartySinks: { vendorAlphaLogs: { key: rotated } } } } },
-      "application/merge-patch+json",
+      MERGE,
     );
     const second = secretNameOf(patched) as string;
     expect(second).not.toBe(first);
@@ -253,14 +261,8 @@ describe("secret values on the real API server", () => {
     expect(JSON.stringify(patched)).not.toContain(rotated);
     // The previous values are deleted once no object names them.
     await until(async () => !(await secretExists(first)), `Secret ${first} to be swept`);
-    // The live one is owned by its object, so a cluster's garbage collector deletes it with the object.
-    await until(async () => {
-      const { metadata } = await admin.ok<{ metadata: { ownerReferences?: { uid: string }[] } }>(
-        "GET",
-        `${SECRETS_PATH}/${second}`,
-      );
-      return metadata.ownerReferences?.[0]?.uid === patched.metadata.uid;
-    }, "the owner reference");
+    // The live one is owned by its object, so the garbage collector deletes it with the object.
+    await until(async () => (await ownerOf(second)) === patched.metadata.uid, "the owner reference");
   });
 
   it("does not let a client point an object at another object's Secret", async () => {
@@ -294,7 +296,7 @@ describe("secret values on the real API server", () => {
         metadata: { resourceVersion: "1" },
         spec: { source: { oci: { credentials: { accessToken: secret("lost") } } } },
       },
-      "application/merge-patch+json",
+      MERGE,
     );
     expect(failed.status).toBe(409);
     const minted = (await secretNames()).filter((name) => !before.includes(name));
@@ -305,10 +307,30 @@ describe("secret values on the real API server", () => {
     expect(secretNameOf(await read("Service", "tokens"))).toBe(secretNameOf(current));
   });
 
-  it("deletes an object's Secret with the object", async () => {
-    const name = secretNameOf(await read("ServiceRevision", "pinned")) as string;
-    expect(await secretExists(name)).toBe(true);
-    await admin.ok("DELETE", pathOf("ServiceRevision", "pinned"));
-    await until(async () => !(await secretExists(name)), `Secret ${name} to be deleted`);
+  it("deletes an object's Secret with the object: the garbage collector follows the owner reference", async () => {
+    const pinned = await read("ServiceRevision", "pinned");
+    const name = secretNameOf(pinned) as string;
+    await until(async () => (await ownerOf(name)) === pinned.metadata.uid, "the owner reference");
+    // A finalizer keeps the object, which names the Secret, while Foreground propagation deletes its
+    // dependents: the sweep keeps a named Secret, so only the garbage collector can delete it.
+    const hold = (finalizers: string[] | null) =>
+      admin.ok("PATCH", pathOf("ServiceRevision", "pinned"), { metadata: { finalizers } }, MERGE);
+    await hold(["example.dev/hold"]);
+    await admin.ok("DELETE", `${pathOf("ServiceRevision", "pinned")}?propagationPolicy=Foreground`);
+    await until(async () => !(await secretExists(name)), `Secret ${name} to be collected`);
+    expect(secretNameOf(await read("ServiceRevision", "pinned"))).toBe(name);
+    // Its values went with the Secret: the webhook lets its metadata change (the finalizer), not its spec.
+    const changed = await admin.call(
+      "PATCH",
+      pathOf("ServiceRevision", "pinned"),
+      { spec: { runtime: { compatibilityDate: "2025-01-01" } } },
+      MERGE,
+    );
+    expect(changed.status).toBe(409);
+    await hold(null);
+    await until(
+      async () => (await admin.call("GET", pathOf("ServiceRevision", "pinned"))).status === 404,
+      "the ServiceRevision to go",
+    );
   });
 });

@@ -61,8 +61,8 @@ export async function startLocalBackend(): Promise<Backend> {
 }
 
 /**
- * etcd + kube-apiserver with the CRDs Established and the admission webhook called (startKubeApi), as a
- * deployment runs them.
+ * etcd + kube-apiserver + kube-controller-manager with the CRDs Established and the admission webhook
+ * called (startKubeApi), as a deployment runs them.
  */
 export async function startKubeBackend(): Promise<Backend> {
   const kube = await startKubeApi();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startKubeBackend, startLocalBackend } from "./backends";
 import { clientNodeSteps, kubectlStatusSteps, kubectlSteps } from "./clients";
+import { propagationTests } from "./propagation";
 import { RUN_COUNT, sharedTests, unique } from "./shared";
 
 /**
@@ -24,6 +25,7 @@ describe.each(BACKENDS)("Kubernetes behaviour on the $name server", ({ start }) 
   const backend = () => server;
 
   sharedTests(backend);
+  propagationTests(backend);
 
   it("kubectl: create, list, label, get, delete", async () => {
     await kubectlSteps(server, unique("kubectl"));

@@ -25,17 +25,21 @@ export const unique = (base: string) => `${base}-${++counter}`;
 /** What Kubernetes-behaviour tests are defined, per backend, and how many ran (printed at the end). */
 export const RUN_COUNT = new Map<string, number>();
 
-/**
- * The Kubernetes-behaviour tests both servers must pass. `backend()` is the server of the enclosing describe;
- * each test counts itself for the per-backend total.
- */
-export function sharedTests(backend: () => Backend): void {
-  const test = (name: string, body: (server: Backend) => Promise<void>) =>
+/** An `it` on the enclosing describe's backend that counts itself for the per-backend total. */
+export function countedTest(backend: () => Backend) {
+  return (name: string, body: (server: Backend) => Promise<void>) =>
     it(name, async () => {
       const server = backend();
       await body(server);
       RUN_COUNT.set(server.name, (RUN_COUNT.get(server.name) ?? 0) + 1);
     });
+}
+
+/**
+ * The Kubernetes-behaviour tests both servers must pass. `backend()` is the server of the enclosing describe.
+ */
+export function sharedTests(backend: () => Backend): void {
+  const test = countedTest(backend);
   const proxies = pathOf("Proxy");
   const create = async (server: Backend, name: string, labels: Record<string, string> = {}) => {
     const reply = await server.call("POST", proxies, { body: manifest("Proxy", name, {}, { labels }) });
