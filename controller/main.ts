@@ -1,0 +1,95 @@
+// `exampledev-controller` (`npm run controller`): the Service controller against any Kubernetes API server
+// with the CRDs installed, one of possibly several replicas of which the Lease's holder acts. Logs are pino
+// JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at
+// once, for the supervisor to start it again, as client-go's controllers do.
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { createClient } from "../sdk/client";
+import { SECRETS_NAMESPACE } from "../sdk/schema";
+import { connectionOf } from "./connection";
+import { CredentialsFile } from "./credentials";
+import { runElectedController } from "./elected";
+import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings, FlagError } from "./flags";
+import { DEFAULT_LEASE_NAME, replicaIdentity } from "./leader-election";
+import { stopOnSignals } from "./stop-signals";
+
+const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
+                             [--lease-namespace ${SECRETS_NAMESPACE}] [--lease-name ${DEFAULT_LEASE_NAME}]
+                             [controller flags below]
+Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in. Replicas elect the one
+that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits).
+${CONTROLLER_USAGE}`;
+
+function parseOptions(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      kubeconfig: { type: "string" },
+      context: { type: "string" },
+      "lease-namespace": { type: "string", default: SECRETS_NAMESPACE },
+      "lease-name": { type: "string", default: DEFAULT_LEASE_NAME },
+      ...CONTROLLER_FLAGS,
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return {
+    connection: connectionOf(values),
+    lease: { namespace: values["lease-namespace"], name: values["lease-name"] },
+    ...controllerSettings(values),
+  };
+}
+
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    const usage =
+      error instanceof FlagError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    console.error(`${(error as Error).message}${usage ? `\n${USAGE}` : ""}`);
+    process.exit(2);
+  }
+  const log = pino({ level: options.logLevel });
+  const client = createClient(options.connection);
+  const credentials =
+    options.credentialsFile === undefined
+      ? undefined
+      : CredentialsFile.open(options.credentialsFile, log.child({ component: "credentials" }));
+  const identity = replicaIdentity();
+  const elected = runElectedController({
+    client,
+    controller: {
+      gateways: options.egressGateways,
+      tagPollIntervalMs: options.tagPollIntervalMs,
+      git: options.git,
+      ...(credentials && { credentials }),
+    },
+    election: { ...options.lease, identity },
+    informers: { onError: (error) => log.warn({ error: String(error) }, "a watch failed; retrying") },
+    log: log.child({ component: "controller", identity }),
+  });
+  elected.lost.then(() => {
+    log.fatal({ identity }, "lost the lease: exiting");
+    process.exit(1);
+  });
+
+  stopOnSignals(
+    async () => {
+      log.info({ identity }, "stopping");
+      await elected.stop();
+      await client.close();
+      credentials?.close();
+    },
+    (message) => log.error({ identity }, message),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
