@@ -4,20 +4,19 @@
 // once, for the supervisor to start it again, as client-go's controllers do.
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { createClient } from "../sdk/client";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
 import { connectionOf } from "./connection";
-import { CredentialsFile } from "./credentials";
-import { runElectedController } from "./elected";
 import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings, FlagError } from "./flags";
-import { DEFAULT_LEASE_NAME, replicaIdentity } from "./leader-election";
+import { DEFAULT_LEASE_NAME } from "./leader-election";
+import { startReplica } from "./replica";
 import { stopOnSignals } from "./stop-signals";
 
 const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
                              [--lease-namespace ${SECRETS_NAMESPACE}] [--lease-name ${DEFAULT_LEASE_NAME}]
                              [controller flags below]
 Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in. Replicas elect the one
-that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits).
+that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits). The
+Role in deploy/ lets the controller read and write the default Lease name only.
 ${CONTROLLER_USAGE}`;
 
 function parseOptions(args: string[]) {
@@ -40,7 +39,7 @@ function parseOptions(args: string[]) {
   return {
     connection: connectionOf(values),
     lease: { namespace: values["lease-namespace"], name: values["lease-name"] },
-    ...controllerSettings(values),
+    settings: controllerSettings(values),
   };
 }
 
@@ -54,38 +53,18 @@ async function main(): Promise<void> {
     console.error(`${(error as Error).message}${usage ? `\n${USAGE}` : ""}`);
     process.exit(2);
   }
-  const log = pino({ level: options.logLevel });
-  const client = createClient(options.connection);
-  const credentials =
-    options.credentialsFile === undefined
-      ? undefined
-      : CredentialsFile.open(options.credentialsFile, log.child({ component: "credentials" }));
-  const identity = replicaIdentity();
-  const elected = runElectedController({
-    client,
-    controller: {
-      gateways: options.egressGateways,
-      tagPollIntervalMs: options.tagPollIntervalMs,
-      git: options.git,
-      ...(credentials && { credentials }),
-    },
-    election: { ...options.lease, identity },
-    informers: { onError: (error) => log.warn({ error: String(error) }, "a watch failed; retrying") },
-    log: log.child({ component: "controller", identity }),
-  });
-  elected.lost.then(() => {
-    log.fatal({ identity }, "lost the lease: exiting");
+  const log = pino({ level: options.settings.logLevel });
+  const replica = startReplica({ ...options, log });
+  replica.lost.then(() => {
+    log.fatal({ identity: replica.identity }, "lost the lease: exiting");
     process.exit(1);
   });
-
   stopOnSignals(
     async () => {
-      log.info({ identity }, "stopping");
-      await elected.stop();
-      await client.close();
-      credentials?.close();
+      log.info({ identity: replica.identity }, "stopping");
+      await replica.stop();
     },
-    (message) => log.error({ identity }, message),
+    (message) => log.error({ identity: replica.identity }, message),
   );
 }
 

@@ -1,18 +1,24 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import type { SweepOptions } from "./admission/secrets";
 import { type AdmissionServer, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
-import { type KubeEnv, type KubeOptions, startKube } from "./env";
-import { installAdmissionIdentity, installCrds, installWebhook } from "./install";
+import { type KubeEnv, type KubeOptions, kubeconfigYaml, startKube } from "./env";
+import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
+import { installCrds, installIdentity, installWebhook } from "./install";
 import { signServingCert } from "./pki";
 
 /**
  * The project's API on a real Kubernetes API server: etcd and kube-apiserver (kube/env.ts), the three kinds
- * as CRDs, and the admission webhook (kube/admission/) serving from this process as its own service account.
+ * as CRDs, the admission webhook (kube/admission/) serving from this process as its own service account,
+ * and the controller's service account with a kubeconfig for it (the controller itself is started by
+ * whoever wants one: `npm run kube`, a test).
  */
 
 export interface KubeApi extends KubeEnv {
   admission: AdmissionServer;
+  /** A kubeconfig for the controller's service account (`exampledev-controller --kubeconfig`). */
+  controllerKubeconfig: string;
 }
 
 export interface KubeApiOptions extends KubeOptions {
@@ -33,7 +39,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   };
   try {
     await installCrds(admin);
-    const token = await installAdmissionIdentity(admin);
+    const token = await installIdentity(admin, ADMISSION_IDENTITY);
     const serving = await signServingCert(kube.dir, "exampledev-admission");
     admission = await startAdmissionServer({
       client: kubeClient(kube.url, token, kube.caCert, "exampledev-admission"),
@@ -42,7 +48,14 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       sweep: { ...SWEEP, ...options.sweep },
     });
     await installWebhook(admin, admission.url, kube.caCert);
-    return { ...kube, admission, close };
+    const controllerKubeconfig = path.join(kube.dir, "controller.kubeconfig");
+    const controllerToken = await installIdentity(admin, CONTROLLER_IDENTITY);
+    await writeFile(
+      controllerKubeconfig,
+      kubeconfigYaml(kube.url, kube.caCert, CONTROLLER_IDENTITY.name, controllerToken),
+      { mode: 0o600 },
+    );
+    return { ...kube, admission, controllerKubeconfig, close };
   } catch (error) {
     await close();
     throw error;

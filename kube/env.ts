@@ -226,7 +226,7 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
     await Promise.race([waitUntilReady(url, token, dispatcher, apiserver), etcd.exited]);
 
     const kubeconfig = path.join(dir, "kubeconfig");
-    await writeFile(kubeconfig, kubeconfigYaml(url, pki.caCert, token), { mode: 0o600 });
+    await writeFile(kubeconfig, kubeconfigYaml(url, pki.caCert, "admin", token), { mode: 0o600 });
     return { url, token, caCert: pki.caCert, kubeconfig, etcdUrl, dir, dispatcher, close };
   } catch (error) {
     await close();
@@ -260,7 +260,8 @@ async function writeEncryptionConfig(dir: string): Promise<string> {
   return file;
 }
 
-function kubeconfigYaml(server: string, caCert: string, token: string): string {
+/** A kubeconfig for `user` (a bearer token) on this environment's API server. */
+export function kubeconfigYaml(server: string, caCert: string, user: string, token: string): string {
   const name = "exampledev-kube";
   return stringify({
     apiVersion: "v1",
@@ -268,8 +269,8 @@ function kubeconfigYaml(server: string, caCert: string, token: string): string {
     clusters: [
       { name, cluster: { server, "certificate-authority-data": Buffer.from(caCert).toString("base64") } },
     ],
-    users: [{ name: "admin", user: { token } }],
-    contexts: [{ name, context: { cluster: name, user: "admin" } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name, context: { cluster: name, user } }],
     "current-context": name,
   });
 }
