@@ -5,7 +5,7 @@ import { type AdmissionServer, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
 import { type KubeEnv, type KubeOptions, kubeconfigYaml, startKube } from "./env";
 import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
-import { installCrds, installIdentity, installWebhook } from "./install";
+import { INSTALL_FIELD_MANAGER, installCrds, installIdentity, installWebhook } from "./install";
 import { signServingCert } from "./pki";
 
 /**
@@ -30,7 +30,7 @@ const SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const kube = await startKube(options);
-  const admin = kubeClient(kube.url, kube.token, kube.caCert, "exampledev-install");
+  const admin = kubeClient(kube.url, kube.token, kube.caCert, INSTALL_FIELD_MANAGER);
   let admission: AdmissionServer | undefined;
   const close = async () => {
     await admission?.close();

@@ -10,6 +10,8 @@ import { type Identity, identityManifests, NAMESPACE, pathOf, webhookConfigurati
  * step is a server-side apply, so installing twice changes nothing.
  */
 
+/** The field manager of every apply here: applying deploy/ as it replaces what this installed. */
+export const INSTALL_FIELD_MANAGER = "exampledev-install";
 const POLL_MS = 100;
 const WAIT_MS = 60_000;
 /** The tokens live as long as a test run or a local cluster (whose certificates last a week too). */
