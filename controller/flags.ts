@@ -1,7 +1,7 @@
 // The controller's command-line flags, shared by the two commands that run it: the local server
 // (`npm run server`, embedded) and `exampledev-controller` (against any Kubernetes API server). Each
 // command spreads CONTROLLER_FLAGS into its parseArgs options and turns the values into settings here.
-import type { ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { parseDuration } from "../sdk/schema";
 import { GIT_DEFAULTS } from "./git";
 import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
@@ -31,6 +31,38 @@ http(s)/git on loopback hosts); local paths and file:// URLs are compared by rea
 resolved, in the prefix and in the URL, again before each fetch); --git-poll-interval 0 turns polling
 off; --build-commands lets build.command run code from the repository on this machine (off by default);
 --git-max-clone-size bounds a mirror and a packaged tree.`;
+
+type FlagDefinitions = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * A command's arguments: its own `options`, the controller's flags and `--help` (which prints `usage` and
+ * exits). An unknown flag throws.
+ */
+export function parseCommandLine<Options extends FlagDefinitions>(
+  args: string[],
+  options: Options,
+  usage: string,
+) {
+  const config: CommandLine<Options> = {
+    args,
+    options: { ...options, ...CONTROLLER_FLAGS, ...HELP_FLAG },
+    strict: true,
+  };
+  const { values } = parseArgs(config);
+  if ((values as { help?: boolean }).help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return values;
+}
+
+const HELP_FLAG = { help: { type: "boolean", default: false } } as const;
+
+interface CommandLine<Options extends FlagDefinitions> {
+  args: string[];
+  options: Options & typeof CONTROLLER_FLAGS & typeof HELP_FLAG;
+  strict: true;
+}
 
 /** The values parseArgs gives for CONTROLLER_FLAGS. */
 export interface ControllerFlagValues {

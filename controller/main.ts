@@ -2,11 +2,10 @@
 // with the CRDs installed, one of possibly several replicas of which the Lease's holder acts. Logs are pino
 // JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at
 // once, for the supervisor to start it again, as client-go's controllers do.
-import { parseArgs } from "node:util";
 import pino from "pino";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
 import { connectionOf } from "./connection";
-import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings, FlagError } from "./flags";
+import { CONTROLLER_USAGE, controllerSettings, FlagError, parseCommandLine } from "./flags";
 import { DEFAULT_LEASE_NAME } from "./leader-election";
 import { startReplica } from "./replica";
 import { stopOnSignals } from "./stop-signals";
@@ -20,22 +19,16 @@ Role in deploy/ lets the controller read and write the default Lease name only.
 ${CONTROLLER_USAGE}`;
 
 function parseOptions(args: string[]) {
-  const { values } = parseArgs({
+  const values = parseCommandLine(
     args,
-    options: {
+    {
       kubeconfig: { type: "string" },
       context: { type: "string" },
       "lease-namespace": { type: "string", default: SECRETS_NAMESPACE },
       "lease-name": { type: "string", default: DEFAULT_LEASE_NAME },
-      ...CONTROLLER_FLAGS,
-      help: { type: "boolean", default: false },
     },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+    USAGE,
+  );
   return {
     connection: connectionOf(values),
     lease: { namespace: values["lease-namespace"], name: values["lease-name"] },

@@ -5,23 +5,16 @@
 // on a line of its own once everything is ready, the controller leading. With --dir the data (etcd, keys,
 // ports) stays there and a second start finds the objects again; without it, it goes on exit.
 import path from "node:path";
-import { parseArgs } from "node:util";
 import pino from "pino";
 import { connectionOf } from "../controller/connection";
-import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "../controller/flags";
+import { CONTROLLER_USAGE, controllerSettings, parseCommandLine } from "../controller/flags";
 import { type Replica, startReplica } from "../controller/replica";
 import { startKubeApi } from "./api";
 
 const USAGE = `usage: npm run kube -- [--dir <dir>] [controller flags below]\n${CONTROLLER_USAGE}`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { dir: { type: "string" }, ...CONTROLLER_FLAGS, help: { type: "boolean" } },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const values = parseCommandLine(process.argv.slice(2), { dir: { type: "string" } }, USAGE);
   const settings = controllerSettings(values);
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings, parseSize } from "../controller/flags";
+import { CONTROLLER_USAGE, controllerSettings, parseCommandLine, parseSize } from "../controller/flags";
 import { stopOnSignals } from "../controller/stop-signals";
 import { parseDuration } from "../sdk/schema";
 import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
@@ -20,9 +19,9 @@ const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
 
 function parseOptions(args: string[]) {
-  const { values } = parseArgs({
+  const values = parseCommandLine(
     args,
-    options: {
+    {
       port: { type: "string", default: String(DEFAULT_PORT) },
       host: { type: "string", default: "127.0.0.1" },
       data: { type: "string" },
@@ -31,15 +30,9 @@ function parseOptions(args: string[]) {
       "proxy-deletion-grace": { type: "string" },
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
-      ...CONTROLLER_FLAGS,
-      help: { type: "boolean", default: false },
     },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+    USAGE,
+  );
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`--port: "${values.port}" is not a port (0-65535)`);

@@ -131,6 +131,16 @@ describe("leader election on a Lease", () => {
     api = new LeaseApi();
   };
 
+  /** A leader that has led for 10 s, and a replica waiting beside it. */
+  async function leaderAndStandby(): Promise<{ leader: Replica; standby: Replica }> {
+    fresh();
+    const leader = start("leader");
+    await clock.advance(0);
+    const standby = start("standby");
+    await clock.advance(10_000);
+    return { leader, standby };
+  }
+
   it("gives a free lease to the first replica at once; the other waits while the leader renews", async () => {
     fresh();
     const first = start("first");
@@ -158,11 +168,7 @@ describe("leader election on a Lease", () => {
   });
 
   it("replaces a leader that stops renewing after the lease expires, and the old one stops first", async () => {
-    fresh();
-    const leader = start("leader");
-    await clock.advance(0);
-    const standby = start("standby");
-    await clock.advance(10_000);
+    const { leader, standby } = await leaderAndStandby();
     const lastRenewal = Date.parse(api.lease?.spec.renewTime ?? "");
     api.cutOff.add("leader");
     await clock.advance(60_000);
@@ -191,11 +197,7 @@ describe("leader election on a Lease", () => {
   });
 
   it("releases the lease when stopped, so the standby takes over within one wait", async () => {
-    fresh();
-    const leader = start("leader");
-    await clock.advance(0);
-    const standby = start("standby");
-    await clock.advance(10_000);
+    const { leader, standby } = await leaderAndStandby();
     leader.stop.abort();
     await clock.advance(0);
     expect(leader.end).toBe("stopped");
@@ -206,11 +208,7 @@ describe("leader election on a Lease", () => {
   });
 
   it("never acquires when stopped while waiting", async () => {
-    fresh();
-    start("leader");
-    await clock.advance(0);
-    const standby = start("standby");
-    await clock.advance(5_000);
+    const { standby } = await leaderAndStandby();
     standby.stop.abort();
     await clock.advance(60_000);
     expect(standby.end).toBe("stopped");
