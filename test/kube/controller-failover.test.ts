@@ -157,4 +157,18 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
     // A replica that stops releases the lease: a successor need not wait for it to expire.
     expect((await lease())?.spec.holderIdentity).toBe("");
   });
+
+  it("exits with code 1 when its lease is taken by another holder, as client-go's controllers do", async () => {
+    const replica = spawnController(api.controllerKubeconfig);
+    replicas.push(replica);
+    const holder = await until("the replica to lead", async () => {
+      const current = await lease();
+      return pidOf(current?.spec.holderIdentity ?? "") === replica.child.pid ? current : undefined;
+    });
+    // Another holder wrote the lease (as after a partition the replica did not notice): it cannot renew.
+    await admin.leases.replace({ ...holder, spec: { ...holder.spec, holderIdentity: "elsewhere_1_0" } });
+    expect(await replica.exited).toEqual({ code: 1, signal: null });
+    expect(replica.log()).toContain("lost the lease: exiting");
+    expect(isGone(replica.child.pid)).toBe(true);
+  });
 });
