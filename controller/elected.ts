@@ -32,6 +32,8 @@ export interface ElectedController {
 export function runElectedController(options: ElectedControllerOptions): ElectedController {
   const log = options.log ?? silentLogger;
   const stopping = new AbortController();
+  /** Set as stop() begins: a lease acquired after that starts nothing (stop() releases it). */
+  let stopRequested = false;
   let controller: Controller | undefined;
   let led: () => void = () => {};
   const leading = new Promise<void>((resolve) => {
@@ -40,6 +42,7 @@ export function runElectedController(options: ElectedControllerOptions): Elected
   const election = runLeaderElection(
     { ...options.election, leases: options.client.leases, log },
     (leadership) => {
+      if (stopRequested) return;
       const started = startController({
         ...options.controller,
         cluster: clusterOf(options.client, options.informers),
@@ -61,6 +64,7 @@ export function runElectedController(options: ElectedControllerOptions): Elected
     lost: election.then((end) => (end === "lost" ? undefined : new Promise<void>(() => {}))),
     stop: () => {
       stopped ??= (async () => {
+        stopRequested = true;
         // The work the lease guards ends before the lease is released (client-go's ReleaseOnCancel rule).
         await controller?.stop();
         stopping.abort();
