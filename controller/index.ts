@@ -16,6 +16,7 @@ import type { KubeObject } from "./objects";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
 import { controllingService } from "./revision";
+import { abortion } from "./signals";
 import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, startTagPoll } from "./tag-poll";
@@ -188,12 +189,4 @@ function lacksCredentials(service: KubeObject): boolean {
       condition?.type === CONDITION_TYPES.Accepted &&
       condition.reason === CONDITION_REASONS.Accepted.CredentialsNotFound,
   );
-}
-
-/** Resolves when `signal` aborts. */
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener("abort", () => resolve(), { once: true });
-  });
 }

@@ -1,19 +1,25 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import type { SweepOptions } from "./admission/secrets";
 import { type AdmissionServer, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
 import { type KubeEnv, type KubeOptions, startKube } from "./env";
-import { installAdmissionIdentity, installCrds, installWebhook } from "./install";
+import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
+import { INSTALL_FIELD_MANAGER, installCrds, installIdentity, installWebhook } from "./install";
+import { kubeconfigYaml } from "./kubeconfig";
 import { signServingCert } from "./pki";
 
 /**
  * The project's API on a real Kubernetes API server: etcd, kube-apiserver and kube-controller-manager
- * (kube/env.ts), the three kinds as CRDs, and the admission webhook (kube/admission/) serving from this
- * process as its own service account.
+ * (kube/env.ts), the three kinds as CRDs, the admission webhook (kube/admission/) serving from this process as
+ * its own service account, and the controller's service account with a kubeconfig for it (the controller
+ * itself is started by whoever wants one: `npm run kube`, a test).
  */
 
 export interface KubeApi extends KubeEnv {
   admission: AdmissionServer;
+  /** A kubeconfig for the controller's service account (`exampledev-controller --kubeconfig`). */
+  controllerKubeconfig: string;
 }
 
 export interface KubeApiOptions extends KubeOptions {
@@ -25,7 +31,7 @@ const SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const kube = await startKube({ ...options, beforeControllers: installKinds });
-  const admin = kubeClient(kube.url, kube.token, kube.caCert, "exampledev-install");
+  const admin = kubeClient(kube.url, kube.token, kube.caCert, INSTALL_FIELD_MANAGER);
   let admission: AdmissionServer | undefined;
   const close = async () => {
     await admission?.close();
@@ -33,7 +39,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     await kube.close();
   };
   try {
-    const token = await installAdmissionIdentity(admin);
+    const token = await installIdentity(admin, ADMISSION_IDENTITY);
     const serving = await signServingCert(kube.dir, "exampledev-admission");
     admission = await startAdmissionServer({
       client: kubeClient(kube.url, token, kube.caCert, "exampledev-admission"),
@@ -42,7 +48,17 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       sweep: { ...SWEEP, ...options.sweep },
     });
     await installWebhook(admin, admission.url, kube.caCert);
-    return { ...kube, admission, close };
+    const controllerKubeconfig = path.join(kube.dir, "controller.kubeconfig");
+    const controllerToken = await installIdentity(admin, CONTROLLER_IDENTITY);
+    await writeFile(
+      controllerKubeconfig,
+      kubeconfigYaml(kube.url, kube.caCert, {
+        name: CONTROLLER_IDENTITY.name,
+        credentials: { token: controllerToken },
+      }),
+      { mode: 0o600 },
+    );
+    return { ...kube, admission, controllerKubeconfig, close };
   } catch (error) {
     await close();
     throw error;
@@ -51,7 +67,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
 
 /** The CRDs, before kube-controller-manager starts: its garbage collector watches them from its start. */
 async function installKinds(env: { url: string; token: string; caCert: string }): Promise<void> {
-  const admin = kubeClient(env.url, env.token, env.caCert, "exampledev-install");
+  const admin = kubeClient(env.url, env.token, env.caCert, INSTALL_FIELD_MANAGER);
   try {
     await installCrds(admin);
   } finally {

@@ -2,19 +2,20 @@ import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../sdk/schema";
 import { customResourceDefinition } from "../sdk/schema/crd";
 import type { KubeClient } from "./client";
 import { printerColumns } from "./crds";
+import { type Identity, identityManifests, NAMESPACE, pathOf, webhookConfiguration } from "./identities";
 
 /**
- * What a cluster needs before it serves the three kinds as this project's API: the CRDs, the admission
- * webhook's identity and permissions, and the webhook configurations. Every step is a server-side apply,
- * so installing twice changes nothing.
+ * What a cluster needs before it serves the three kinds as this project's API: the CRDs, the identities of
+ * the admission webhook and of the controller (kube/identities.ts), and the webhook configuration. Every
+ * step is a server-side apply, so installing twice changes nothing.
  */
 
-const RBAC = "/apis/rbac.authorization.k8s.io/v1";
-const ADMISSION = "admission-webhook";
-/** The webhook's name: kube-apiserver's refusals start `admission webhook "<name>" denied the request: `. */
-export const ADMISSION_WEBHOOK = "admit.exampledev.example.dev";
+/** The field manager of every apply here: applying deploy/ as it replaces what this installed. */
+export const INSTALL_FIELD_MANAGER = "exampledev-install";
 const POLL_MS = 100;
 const WAIT_MS = 60_000;
+/** The tokens live as long as a test run or a local cluster (whose certificates last a week too). */
+const TOKEN_SECONDS = 7 * 24 * 3600;
 
 export async function installCrds(admin: KubeClient): Promise<void> {
   const names = KIND_NAMES.map((kind) => `${KINDS[kind].plural}.${KINDS[kind].group}`);
@@ -37,107 +38,33 @@ export async function installCrds(admin: KubeClient): Promise<void> {
 }
 
 /**
- * The webhook's service account (in the namespace that keeps the Secrets), allowed to read the three kinds
- * and to write Secrets in that namespace only; returns a token for it (TokenRequest, as a pod would get).
+ * An identity's service account and permissions (kube/identities.ts), in SECRETS_NAMESPACE (made if
+ * missing); returns a token for it (TokenRequest, as a pod would get).
  */
-export async function installAdmissionIdentity(admin: KubeClient): Promise<string> {
-  const name = `exampledev-${ADMISSION}`;
-  const subject = { kind: "ServiceAccount", name, namespace: SECRETS_NAMESPACE };
-  await admin.apply(`/api/v1/namespaces/${SECRETS_NAMESPACE}`, {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: SECRETS_NAMESPACE },
-  });
-  const namespaced = `/api/v1/namespaces/${SECRETS_NAMESPACE}`;
-  await admin.apply(`${namespaced}/serviceaccounts/${name}`, {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name, namespace: SECRETS_NAMESPACE },
-  });
-  await admin.apply(`${RBAC}/clusterroles/${name}`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRole",
-    metadata: { name },
-    rules: [
-      {
-        apiGroups: [...new Set(KIND_NAMES.map((kind) => KINDS[kind].group))],
-        resources: KIND_NAMES.map((kind) => KINDS[kind].plural),
-        verbs: ["get", "list", "watch"],
-      },
-    ],
-  });
-  await admin.apply(`${RBAC}/clusterrolebindings/${name}`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRoleBinding",
-    metadata: { name },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-    subjects: [subject],
-  });
-  await admin.apply(`${RBAC}/namespaces/${SECRETS_NAMESPACE}/roles/${name}`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name, namespace: SECRETS_NAMESPACE },
-    rules: [
-      {
-        apiGroups: [""],
-        resources: ["secrets"],
-        verbs: ["create", "get", "list", "watch", "patch", "delete"],
-      },
-    ],
-  });
-  await admin.apply(`${RBAC}/namespaces/${SECRETS_NAMESPACE}/rolebindings/${name}`, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name, namespace: SECRETS_NAMESPACE },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-    subjects: [subject],
-  });
+export async function installIdentity(admin: KubeClient, identity: Identity): Promise<string> {
+  for (const object of [NAMESPACE, ...identityManifests(identity)]) await admin.apply(pathOf(object), object);
   const request = await admin.ok<{ status: { token: string } }>(
     "POST",
-    `${namespaced}/serviceaccounts/${name}/token`,
+    `/api/v1/namespaces/${SECRETS_NAMESPACE}/serviceaccounts/${identity.name}/token`,
     {
       apiVersion: "authentication.k8s.io/v1",
       kind: "TokenRequest",
-      spec: { expirationSeconds: 7 * 24 * 3600 },
+      spec: { expirationSeconds: TOKEN_SECONDS },
     },
   );
   return request.status.token;
 }
 
 /**
- * The webhook configuration, calling `url` (verified against `caCert`) for every create and update of the
- * three kinds; a webhook that does not answer fails the write (failurePolicy Fail), as the local server
- * never stores what it has not admitted. Returns once kube-apiserver calls it (it loads configurations
- * asynchronously).
+ * The webhook configuration calling `url` (verified against `caCert`). Returns once kube-apiserver calls
+ * it (it loads configurations asynchronously).
  */
 export async function installWebhook(admin: KubeClient, url: string, caCert: string): Promise<void> {
-  const name = `exampledev-${ADMISSION}`;
-  await admin.apply(`/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${name}`, {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "MutatingWebhookConfiguration",
-    metadata: { name },
-    webhooks: [
-      {
-        name: ADMISSION_WEBHOOK,
-        clientConfig: { url: `${url}/admit`, caBundle: Buffer.from(caCert).toString("base64") },
-        rules: [
-          {
-            apiGroups: [...new Set(KIND_NAMES.map((kind) => KINDS[kind].group))],
-            apiVersions: [...new Set(KIND_NAMES.map((kind) => KINDS[kind].version))],
-            operations: ["CREATE", "UPDATE"],
-            resources: KIND_NAMES.map((kind) => KINDS[kind].plural),
-            scope: "Cluster",
-          },
-        ],
-        admissionReviewVersions: ["v1"],
-        // Minting a Secret is its side effect; it mints none on a dry run.
-        sideEffects: "NoneOnDryRun",
-        failurePolicy: "Fail",
-        reinvocationPolicy: "Never",
-        timeoutSeconds: 10,
-      },
-    ],
+  const configuration = webhookConfiguration({
+    url: `${url}/admit`,
+    caBundle: Buffer.from(caCert).toString("base64"),
   });
+  await admin.apply(pathOf(configuration), configuration);
   await until("kube-apiserver to call the webhook", () => webhookCalled(admin));
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm run server` and `npm run registry`: runs a compiled entry point of the package with the pinned Node,
-# building first only when dist/ is missing or older than the sources, and then becomes that Node process
+# `npm run server`, `npm run controller`, `npm run kube` and `npm run registry`: runs a compiled entry point
+# of the package with the pinned Node, building first only when dist/ is missing or older than the sources,
+# and then becomes that Node process
 # (`exec`), so the process you started is the server itself once npm is gone from the picture: a single
 # SIGTERM or Ctrl-C to it (npm forwards SIGINT and SIGTERM to its child) stops it, with nothing left behind.
 #
@@ -16,7 +17,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 entry=${1:?usage: run-built.sh <dist entry point> [args...]}
 shift
 stamp="$repo/dist/.build-stamp"
-inputs=(sdk provider server policies scripts kube tsconfig.json tsconfig.build.json package.json)
+inputs=(sdk controller provider server policies scripts kube tsconfig.json tsconfig.build.json package.json)
 
 stale() {
   [[ -f "$stamp" && -f "$repo/$entry" ]] || return 0

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CRD_SOURCE, crdFile, crdYaml } from "../../kube/crds";
+import { DEPLOY_FILES, DEPLOY_SOURCE, deployYaml } from "../../kube/deploy";
 import { SCHEMA_FILE, schemaText } from "../../provider/native/schema-file";
 import { KIND_NAMES, secretTree } from "../../sdk/schema";
 import { nodeSdk } from "../native/node-sdk";
@@ -55,6 +56,7 @@ export const GENERATED_FILES: readonly GeneratedFile[] = [
   // .gitattributes mark this one.
   file(SCHEMA_FILE, "the zod schema (packageSchema in provider/native/package-schema.ts)", schemaText),
   ...KIND_NAMES.map((kind) => file(crdFile(kind), CRD_SOURCE, () => crdYaml(kind))),
+  ...DEPLOY_FILES.map((entry) => file(entry.path, DEPLOY_SOURCE, () => deployYaml(entry))),
   ...Object.keys(DOCS).map(markdownParts),
   // Its first line, an HTML comment, says it is generated.
   file(REFERENCE_FILE, REFERENCE_SOURCE, referencePage),

@@ -1,4 +1,5 @@
 import type { SecretValues } from "../schema";
+import { type LeaseClient, leaseClient } from "./leases";
 import { resourceClient } from "./resource-client";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry";
 import { readSecretValues } from "./secret-values";
@@ -47,6 +48,8 @@ export interface Client {
    * controller's identity, which alone may read them.
    */
   secretValues(name: string): Promise<SecretValues>;
+  /** `coordination.k8s.io` Leases: how a controller's replicas elect the one that acts. */
+  leases: LeaseClient;
   /** Closes the connection pool once pending requests are done. */
   close(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export function createClient(options: ClientOptions): Client {
     services: resourceClient("Service", context),
     serviceRevisions: resourceClient("ServiceRevision", context),
     secretValues: (name) => readSecretValues(transport, name, context.redact),
+    leases: leaseClient(transport, context.redact),
     close: () => transport.close(),
   };
 }

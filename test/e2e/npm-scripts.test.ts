@@ -197,8 +197,24 @@ describe("npm run server, npm run registry and npm run kube", () => {
       spec: {},
     };
     kubectl(["create", "-f", "-"], JSON.stringify(proxy));
+    // The controller runs under it: a Service gets its revision.
+    const service = {
+      apiVersion: "compute.example.dev/v1alpha1",
+      kind: "Service",
+      metadata: { name: "minted" },
+      spec: {
+        source: { oci: { repo: "registry.example.dev/team/app", digest: `sha256:${"0".repeat(64)}` } },
+        template: { spec: { runtime: { compatibilityDate: "2024-09-01" } } },
+      },
+    };
+    kubectl(["create", "-f", "-"], JSON.stringify(service));
+    const latest = () =>
+      kubectl(["get", "services.compute.example.dev/minted", "-o", "jsonpath={.status.latestRevision}"]);
+    const deadline = Date.now() + 60_000;
+    while (latest() === "" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(latest()).toMatch(/^minted-[0-9a-f]{10}$/);
     const stopped = await stopWithOneSigterm(first);
-    // etcd, kube-apiserver and kube-controller-manager ran under it, and went with it.
+    // etcd, kube-apiserver and kube-controller-manager ran under it (and the controller in it), and went with it.
     expect(stopped.tree.map((p) => p.command)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/kube-apiserver /),
