@@ -154,6 +154,7 @@ export class ServiceSync {
           pinned === undefined ? undefined : { name: pinned, revision: this.pinnedRevision(service, pinned) },
           latest,
         ),
+        ...(spec.source.git && this.git ? [this.git.sourceReady(spec.source.git)] : []),
       ],
       resolvedTag: outcome.ok ? outcome.resolvedTag : this.lastResolvedTag(service, spec),
       build: builds?.build,

@@ -102,7 +102,7 @@ export class Previews {
     const { services } = this.options;
     const existing = services.list().filter((object) => isControlledBy(object, parent));
     const git = spec.source.git;
-    const refs = git ? this.options.mirrors.refs(git.url) : undefined;
+    const refs = git ? this.options.mirrors.refs(git) : undefined;
     // Refs unknown (no fetch yet, or it failed): leave the previews as they are.
     if (git?.previews?.enabled && refs === undefined) return existing.map(statusOf).sort(byName);
     const desired = git?.previews?.enabled ? this.desired(parent, spec, now) : [];
@@ -141,7 +141,7 @@ export class Previews {
 
   private desired(parent: KubeObject, spec: ServiceSpec, now: number): DesiredPreview[] {
     const git = spec.source.git;
-    const refs = git && this.options.mirrors.refs(git.url);
+    const refs = git && this.options.mirrors.refs(git);
     if (!git || !refs) return [];
     const ttl = git.previews?.ttl === undefined ? undefined : parseDuration(git.previews.ttl);
     const closed = this.closed.get(repositoryKey(git.url) ?? git.url);
