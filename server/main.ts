@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { LogLevel } from "fastify";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, GIT_DEFAULTS } from "../controller";
@@ -18,11 +19,12 @@ it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags 
 JSON: a create, replace, patch or apply, dry run or not, that would store more is refused (413), a JSON
 patch stops as soon as its copies exceed it, and a request body over twice it is refused unread.
 Git sources: [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands] [--build-timeout 10m]
-[--git-max-clone-size 1Gi]. --git-allow lists URL prefixes the server may fetch (default: local paths,
+[--git-max-clone-size 1Gi] [--webhook-secret <file>]. --git-allow lists URL prefixes the server may fetch (default: local paths,
 file:// and http(s)/git on loopback hosts); local paths and file:// URLs are compared by real path
 (symlinks resolved, in the prefix and in the URL, again before each fetch); 0 turns polling off;
 --build-commands lets build.command run code from the repository on this machine (off by default); the
-size bounds a mirror and a packaged tree.`;
+size bounds a mirror and a packaged tree. --webhook-secret names a file holding the secret POST /hooks/git
+deliveries must be signed with (X-Hub-Signature-256 or X-Gitlab-Token), which then need no API token.`;
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_DATA_DIR = ".exampledev-server";
@@ -48,6 +50,7 @@ function parseOptions(args: string[]) {
       "build-commands": { type: "boolean", default: false },
       "build-timeout": { type: "string" },
       "git-max-clone-size": { type: "string" },
+      "webhook-secret": { type: "string" },
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
       help: { type: "boolean", default: false },
@@ -81,6 +84,7 @@ function parseOptions(args: string[]) {
   if (!Number.isSafeInteger(maxWatches) || maxWatches < 1)
     fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
   const git = gitOptions(values);
+  const webhookSecret = secretFrom("webhook-secret", values["webhook-secret"]);
   const maxObjectBytes = size("max-object-size", values["max-object-size"], DEFAULT_MAX_OBJECT_BYTES);
   if (maxObjectBytes < 1) fail("--max-object-size: give a size of at least 1 byte, such as 1.5Mi");
   return {
@@ -96,6 +100,7 @@ function parseOptions(args: string[]) {
     proxyDeletionGraceMs,
     tagPollIntervalMs,
     ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
+    ...(webhookSecret !== undefined && { webhookSecret }),
     watch: { maxWatches },
     git,
     maxObjectBytes,
@@ -142,6 +147,20 @@ function gitOptions(values: {
     buildTimeoutMs: duration("build-timeout", values["build-timeout"], GIT_DEFAULTS.buildTimeoutMs, true),
     maxCloneBytes: size("git-max-clone-size", values["git-max-clone-size"], GIT_DEFAULTS.maxCloneBytes),
   };
+}
+
+/** A secret read from the file a flag names (a trailing newline dropped), never from the command line. */
+function secretFrom(flag: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    fail(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret === "") fail(`--${flag}: ${path} is empty; write the webhook's secret in it`);
+  return secret;
 }
 
 function fail(message: string): never {
