@@ -159,7 +159,9 @@ export class ServiceSync {
       resolvedTag: outcome.ok ? outcome.resolvedTag : this.lastResolvedTag(service, spec),
       build: builds?.build,
       lastBuild: builds?.lastBuild,
-      previews,
+      previews: previews?.previews,
+      previewHeads: previews?.heads,
+      closedPullRequests: previews?.closedPullRequests,
       previous: service.status,
       now: timestamp(),
     });

@@ -5,7 +5,6 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GitSource, ServiceSpec } from "../../sdk/schema";
-import type { PreviewStatus } from "../../sdk/schema/status";
 import type { KindCache } from "../cluster";
 import type { ConditionState } from "../conditions";
 import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
@@ -13,7 +12,7 @@ import type { ControllerLogger } from "../logger";
 import type { KubeObject } from "../objects";
 import { GitBuilds, type GitState } from "./builds";
 import { type MirrorSource, Mirrors, mirrorKey } from "./mirrors";
-import { Previews } from "./previews";
+import { Previews, type PreviewsReport } from "./previews";
 import { sourceReadyCondition } from "./source-ready";
 import { GitAllowList, repositoryKey, URL_FIELD } from "./url";
 import type { HookEvent } from "./webhook";
@@ -145,8 +144,8 @@ export class GitSources {
       if (source.credentialsRef) void this.refresh(source);
   }
 
-  /** For the sync: the parent's previews brought in line with its spec; the list for its status. */
-  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewStatus[]> {
+  /** For the sync: the parent's previews brought in line with its spec; what its status says of them. */
+  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewsReport> {
     return this.previews.reconcile(parent, spec, Date.now());
   }
 
