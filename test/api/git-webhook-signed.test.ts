@@ -14,6 +14,7 @@ import { TestRepo } from "../helpers/git";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { call, startTestServer, type TestServer } from "../helpers/server";
+import { spawnServer } from "../helpers/server-process";
 
 const TOKEN = "hook-token-c3a7e1";
 const SECRET = "hook-secret-9b2d44";
@@ -179,5 +180,33 @@ describe("POST /hooks/git with --webhook-secret", () => {
       headers: { "x-github-event": "push" },
     });
     expect(big.status).toBe(413);
+  });
+});
+
+describe("the --webhook-secret flag", () => {
+  it("reads the secret from the file it names: signed deliveries pass, unsigned ones are 401", async () => {
+    const secretFile = join(dir, "webhook-secret");
+    writeFileSync(secretFile, `${SECRET}\n`);
+    const spawned = spawnServer(["--token", TOKEN, "--webhook-secret", secretFile]);
+    const base = await spawned.url;
+    const body = JSON.stringify({ zen: "ping" });
+    const ping = { "x-github-event": "ping" };
+    const unsigned = await call(base, "POST", HOOK, { body, headers: ping });
+    expect(unsigned.status).toBe(401);
+    const signed = await call(base, "POST", HOOK, {
+      body,
+      headers: { ...ping, "x-hub-signature-256": signature(body) },
+    });
+    expect(signed.status).toBe(202);
+    // The rest of the API still needs the token.
+    expect((await call(base, "GET", "/apis")).status).toBe(401);
+    expect(spawned.stdout() + spawned.stderr()).not.toContain(SECRET);
+  });
+
+  it("refuses an empty secret file at start", async () => {
+    const empty = join(dir, "empty-secret");
+    writeFileSync(empty, "\n");
+    const spawned = spawnServer(["--webhook-secret", empty]);
+    await expect(spawned.url).rejects.toThrow(/--webhook-secret: .* is empty/);
   });
 });
