@@ -29,15 +29,24 @@ export type CredentialsLookup =
   | { ok: true; credentials: OCICredentials | undefined }
   | { ok: false; reason: typeof CONDITION_REASONS.Accepted.CredentialsNotFound; message: string };
 
-/** What the OCI code needs: the credentials a bundle reference carries inline or names. */
+/** `inline: false`: the field has no inline credentials to suggest instead (a git source). */
+export interface LookupOptions {
+  inline?: boolean;
+}
+
+/** What the OCI and git code need: the credentials a reference carries inline or names. */
 export interface CredentialsSource {
-  /** `fieldPath` is where the BundleRef sits (`spec.source.oci`), for messages. */
-  lookup(ref: Pick<BundleRef, "credentials" | "credentialsRef">, fieldPath: string): CredentialsLookup;
+  /** `fieldPath` is where the reference sits (`spec.source.oci`), for messages. */
+  lookup(
+    ref: Pick<BundleRef, "credentials" | "credentialsRef">,
+    fieldPath: string,
+    options?: LookupOptions,
+  ): CredentialsLookup;
 }
 
 const keyOf = ({ group, namespace, name }: OCICredentialsRef) => `${group}/${namespace}/${name}`;
 
-const describeRef = ({ group, namespace, name }: OCICredentialsRef) =>
+export const describeRef = ({ group, namespace, name }: OCICredentialsRef) =>
   `group "${group}", namespace "${namespace}", name "${name}"`;
 
 type Loaded = { ok: true; entries: Map<string, OCICredentials> } | { ok: false; problem: string };
@@ -81,13 +90,14 @@ export function parseCredentialsFile(text: string): Loaded {
 
 /** The credentials of a server without `--credentials`: inline credentials only. */
 export const NO_CREDENTIALS_FILE: CredentialsSource = {
-  lookup: (ref, fieldPath) => lookupIn(undefined, ref, fieldPath),
+  lookup: (ref, fieldPath, options) => lookupIn(undefined, ref, fieldPath, options),
 };
 
 function lookupIn(
   file: CredentialsFile | undefined,
   ref: Pick<BundleRef, "credentials" | "credentialsRef">,
   fieldPath: string,
+  { inline = true }: LookupOptions = {},
 ): CredentialsLookup {
   if (!ref.credentialsRef) return { ok: true, credentials: ref.credentials };
   const named = `${fieldPath}.credentialsRef names credentials ${describeRef(ref.credentialsRef)}`;
@@ -98,7 +108,7 @@ function lookupIn(
   });
   if (!file) {
     return fail(
-      `${named}, but the server was started without ${CREDENTIALS_FLAG} <file>; start it with ${CREDENTIALS_FLAG} naming a file that lists them, or put the registry credentials in ${fieldPath}.credentials`,
+      `${named}, but the server was started without ${CREDENTIALS_FLAG} <file>; start it with ${CREDENTIALS_FLAG} naming a file that lists them${inline ? `, or put the registry credentials in ${fieldPath}.credentials` : ""}`,
     );
   }
   const loaded = file.current();
@@ -110,7 +120,7 @@ function lookupIn(
   const credentials = loaded.entries.get(keyOf(ref.credentialsRef));
   if (credentials) return { ok: true, credentials };
   return fail(
-    `${named}, which the credentials file ${file.path} (${CREDENTIALS_FLAG}) does not list; add an entry with this group, namespace and name and the registry credentials (username and passwordData, accessToken or refreshToken)`,
+    `${named}, which the credentials file ${file.path} (${CREDENTIALS_FLAG}) does not list; add an entry with this group, namespace and name and the ${inline ? "registry credentials (username and passwordData, accessToken or refreshToken)" : "credentials (username and passwordData, or accessToken)"}`,
   );
 }
 
@@ -148,8 +158,12 @@ export class CredentialsFile implements CredentialsSource {
     return file;
   }
 
-  lookup(ref: Pick<BundleRef, "credentials" | "credentialsRef">, fieldPath: string): CredentialsLookup {
-    return lookupIn(this, ref, fieldPath);
+  lookup(
+    ref: Pick<BundleRef, "credentials" | "credentialsRef">,
+    fieldPath: string,
+    options?: LookupOptions,
+  ): CredentialsLookup {
+    return lookupIn(this, ref, fieldPath, options);
   }
 
   /** Calls `listener` after the file changed (and was read again). */

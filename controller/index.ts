@@ -120,6 +120,8 @@ export function startController(options: ControllerOptions): Controller {
   cluster.revisions.addHandlers(handlers);
   // A user who adds a missing credentials entry sees the Services that named it minted, without a restart.
   const unwatchCredentials = options.credentials?.onChange(() => {
+    // A rotated git password: repositories fetched with credentials are fetched again now.
+    git.credentialsChanged();
     for (const service of cluster.services.list()) {
       if (!lacksCredentials(service)) continue;
       bundles.forget(service.metadata.name);
@@ -180,13 +182,16 @@ export function startController(options: ControllerOptions): Controller {
   };
 }
 
+const MISSING_CREDENTIALS: ReadonlySet<string> = new Set([
+  CONDITION_REASONS.Accepted.CredentialsNotFound,
+  CONDITION_REASONS.Accepted.GitCredentialsNotFound,
+]);
+
 /** Whether the Service's status says a credentialsRef it names is missing. */
 function lacksCredentials(service: KubeObject): boolean {
   const conditions = service.status?.conditions;
   if (!Array.isArray(conditions)) return false;
   return (conditions as ConditionState[]).some(
-    (condition) =>
-      condition?.type === CONDITION_TYPES.Accepted &&
-      condition.reason === CONDITION_REASONS.Accepted.CredentialsNotFound,
+    (condition) => condition?.type === CONDITION_TYPES.Accepted && MISSING_CREDENTIALS.has(condition.reason),
   );
 }

@@ -5,6 +5,7 @@ import {
   type BuildStatus,
   CONDITION_REASONS,
   CONDITION_TYPES,
+  type PreviewHeadStatus,
   type PreviewStatus,
   type ReasonOf,
   type ResolvedBundleStatus,
@@ -144,6 +145,9 @@ export interface StatusInput {
   lastBuild?: BuildStatus;
   /** A git source's preview Services; left out when empty. */
   previews?: readonly PreviewStatus[];
+  /** The idle clocks of the preview refs, and the closed pull requests; each left out when empty. */
+  previewHeads?: readonly PreviewHeadStatus[];
+  closedPullRequests?: readonly number[];
   conditions: readonly ConditionState[];
   /** The tag an OCI source resolved to (the last answer while a resolution fails); unset for digests. */
   resolvedTag?: { tag: string; digest: string } | undefined;
@@ -153,7 +157,16 @@ export interface StatusInput {
 }
 
 export function serviceStatus(input: StatusInput): WrittenServiceStatus {
-  const { generation, latestRevision, liveRevision, build, lastBuild, previews } = input;
+  const {
+    generation,
+    latestRevision,
+    liveRevision,
+    build,
+    lastBuild,
+    previews,
+    previewHeads,
+    closedPullRequests,
+  } = input;
   return {
     observedGeneration: generation,
     ...(latestRevision !== undefined && { latestRevision }),
@@ -161,6 +174,9 @@ export function serviceStatus(input: StatusInput): WrittenServiceStatus {
     ...(build !== undefined && { build }),
     ...(lastBuild !== undefined && { lastBuild }),
     ...(previews !== undefined && previews.length > 0 && { previews: [...previews] }),
+    ...(previewHeads !== undefined && previewHeads.length > 0 && { previewHeads: [...previewHeads] }),
+    ...(closedPullRequests !== undefined &&
+      closedPullRequests.length > 0 && { closedPullRequests: [...closedPullRequests] }),
     conditions: nextConditions(input.previous?.conditions, input.conditions, generation, input.now),
     ...(input.resolvedTag && {
       resolvedBundle: resolvedBundleStatus(input.resolvedTag, input.previous?.resolvedBundle, input.now),

@@ -11,7 +11,7 @@ import { strictJson } from "./http/strict-json";
 import { bodyLimitFor, DEFAULT_MAX_OBJECT_BYTES } from "./resources/object-size";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
-import { type GitHookReceiver, hookRoutes } from "./routes/hooks";
+import { GIT_HOOK_PATH, type GitHookReceiver, hookRoutes } from "./routes/hooks";
 import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
 import { secretRoutes } from "./routes/secrets";
@@ -28,6 +28,8 @@ export interface AppOptions {
   watch?: Partial<WatchOptions>;
   /** Where `POST /hooks/git` deliveries go; without it the route is not served. */
   gitHooks?: GitHookReceiver;
+  /** `--webhook-secret`: deliveries must be signed with it, and need no API token. */
+  webhookSecret?: string;
   /**
    * The largest object a write may store, in bytes of JSON (default 1.5 MiB, etcd's); larger is 413.
    * Request bodies over twice this are refused before they are read.
@@ -49,13 +51,15 @@ export const app: FastifyPluginAsync<AppOptions> = async (
     controllerToken,
     watch,
     gitHooks,
+    webhookSecret,
     maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
     proxyDeletionGraceSeconds,
   },
 ) => {
   await fastify.register(errorHandling);
   await fastify.register(durability, { store });
-  await fastify.register(authentication, { token, controllerToken });
+  const signedPaths = gitHooks && webhookSecret !== undefined ? [GIT_HOOK_PATH] : [];
+  await fastify.register(authentication, { token, controllerToken, signedPaths });
   await fastify.register(contentTypes);
   await fastify.register(applyPatchBodies);
   await fastify.register(strictJson);
@@ -63,7 +67,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (
   await fastify.register(healthRoutes);
   await fastify.register(discoveryRoutes);
   await fastify.register(openApiRoutes);
-  if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks });
+  if (gitHooks) await fastify.register(hookRoutes, { receiver: gitHooks, secret: webhookSecret });
   await fastify.register(secretRoutes, { store });
   const watches = openWatches(fastify, store, watch);
   for (const kind of KIND_NAMES) {

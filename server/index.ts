@@ -59,6 +59,11 @@ export interface ServerOptions {
    * start (an unusable file fails the start) and again whenever it changes.
    */
   credentialsFile?: string;
+  /**
+   * The webhook secret (`--webhook-secret <file>` holds it): `POST /hooks/git` then takes only deliveries
+   * signed with it (GitHub's X-Hub-Signature-256, GitLab's X-Gitlab-Token), without the API token.
+   */
+  webhookSecret?: string;
   /** How often tags of OCI sources without a digest are resolved again; 0 turns it off. Default 30 s. */
   tagPollIntervalMs?: number;
   /**
@@ -110,6 +115,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     proxyDeletionGraceSeconds: graceSeconds(options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS),
     // The controller starts once the server listens: a delivery before that matches no Service.
     gitHooks: { receive: (event) => controller?.git.receive(event) ?? { matched: [] } },
+    ...(options.webhookSecret !== undefined && { webhookSecret: options.webhookSecret }),
   });
   let credentials: CredentialsFile | undefined;
   try {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { CONTROLLER_USAGE, controllerSettings, parseCommandLine, parseSize } from "../controller/flags";
 import { stopOnSignals } from "../controller/stop-signals";
 import { parseDuration } from "../sdk/schema";
@@ -6,13 +7,15 @@ import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                          [--token <token>] [--proxy-deletion-grace 1s] [--max-object-size 1.5Mi]
-                         [--max-watches 4096] [controller flags below]
+                         [--max-watches 4096] [--webhook-secret <file>] [controller flags below]
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
 The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
 --max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
 --max-object-size (a size such as 1.5Mi, 512Ki or 2000000; default 1.5Mi, etcd's) bounds an object as
 JSON: a create, replace, patch or apply, dry run or not, that would store more is refused (413), a JSON
 patch stops as soon as its copies exceed it, and a request body over twice it is refused unread.
+--webhook-secret names a file holding the secret POST /hooks/git deliveries must be signed with
+(X-Hub-Signature-256 or X-Gitlab-Token), which then need no API token.
 ${CONTROLLER_USAGE}`;
 
 const DEFAULT_PORT = 8080;
@@ -30,6 +33,7 @@ function parseOptions(args: string[]) {
       "proxy-deletion-grace": { type: "string" },
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
+      "webhook-secret": { type: "string" },
     },
     USAGE,
   );
@@ -49,6 +53,7 @@ function parseOptions(args: string[]) {
     fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
   const maxObjectBytes = parseSize("max-object-size", values["max-object-size"], DEFAULT_MAX_OBJECT_BYTES);
   if (maxObjectBytes < 1) fail("--max-object-size: give a size of at least 1 byte, such as 1.5Mi");
+  const webhookSecret = secretFrom("webhook-secret", values["webhook-secret"]);
   return {
     port,
     host: values.host,
@@ -57,9 +62,23 @@ function parseOptions(args: string[]) {
     proxyDeletionGraceMs,
     watch: { maxWatches },
     maxObjectBytes,
+    ...(webhookSecret !== undefined && { webhookSecret }),
     // Flag errors (FlagError) reach main, which prints them with the usage.
     ...controllerSettings(values),
   };
+}
+
+function secretFrom(flag: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    fail(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret === "") fail(`--${flag}: ${path} is empty; write the webhook's secret in it`);
+  return secret;
 }
 
 function fail(message: string): never {

@@ -11,7 +11,7 @@ import { exportTree, rootDirOf } from "./checkout";
 import { BuildFailure } from "./failure";
 import type { KeyedLock } from "./keyed-lock";
 import { packDirectory } from "./layer";
-import { branchRef, type Mirrors } from "./mirrors";
+import { branchRef, type Mirrors, missingBranch } from "./mirrors";
 import { git } from "./run";
 
 /** Manifest annotations of a built bundle. */
@@ -58,19 +58,12 @@ export type BuildResult =
 /** Runs one build; a BuildFailure says what failed. */
 export async function runBuild(request: BuildRequest, env: BuildEnvironment): Promise<BuildResult> {
   const { url, branch, source } = request;
-  const refs = await env.mirrors.refresh(url);
+  const refs = await env.mirrors.refresh(source);
   const head = refs.get(branchRef(branch));
-  if (!head) {
-    const branches = [...refs.keys()]
-      .filter((ref) => ref.startsWith("refs/heads/"))
-      .map((ref) => ref.slice(11));
-    throw new BuildFailure(
-      `branch "${branch}" does not exist in ${url} (it has ${branches.length > 0 ? branches.join(", ") : "no branches"}); push it, or set spec.source.git.triggers.productionBranch to an existing branch`,
-    );
-  }
+  if (!head) throw new BuildFailure(missingBranch(branch, url, refs));
   const { commit } = head;
   env.onCommit(commit);
-  const gitDir = env.mirrors.gitDir(url);
+  const gitDir = env.mirrors.gitDir(source);
   const paths = source.triggers.paths;
   if (paths && paths.length > 0 && request.base && request.base !== commit) {
     if (!(await touchesPaths(gitDir, request.base, commit, paths, env.signal)))

@@ -12,13 +12,20 @@ import { canonicalJson } from "../naming";
 import type { KubeObject } from "../objects";
 import type { RejectionReason } from "../status";
 import { type BuildRequest, type BuildResult, runBuild } from "./build";
-import { BuildFailure, buildMessage } from "./failure";
+import { BuildFailure, buildMessage, FetchFailure } from "./failure";
 import { KeyedLock } from "./keyed-lock";
 import { branchRef, type Mirrors } from "./mirrors";
 import { Slots } from "./slots";
 import { type GitAllowList, URL_FIELD } from "./url";
 
-const { AwaitingBuild, BuildFailed, BuildCommandsDisabled, InvalidSource } = CONDITION_REASONS.Accepted;
+const {
+  AwaitingBuild,
+  BuildFailed,
+  BuildCommandsDisabled,
+  InvalidSource,
+  GitAuthenticationFailed,
+  GitCredentialsNotFound,
+} = CONDITION_REASONS.Accepted;
 
 const GIT_FIELD = "spec.source.git";
 
@@ -63,6 +70,8 @@ interface Builds {
   settledHead?: string;
   /** The generation a failed build was made for: a later write of the Service (new credentials) retries. */
   failedGeneration?: number;
+  /** Why the last build failed, when it was the fetch's credentials rather than the build. */
+  failedReason?: RejectionReason;
   skipped?: string;
 }
 
@@ -76,6 +85,7 @@ function fingerprintOf(git: GitSource): string {
   const { credentials, credentialsRef, repo, tag } = output;
   return canonicalJson({
     url: git.url,
+    credentialsRef: git.credentialsRef,
     branch: git.triggers.productionBranch,
     build: { builder, command, env, rootDir, output: { repo, tag, credentialsRef } },
     credentials: createHash("sha256").update(canonicalJson(credentials)).digest("hex"),
@@ -87,6 +97,15 @@ function isBuildStatus(value: unknown): value is BuildStatus {
 }
 
 const short = (commit: string | undefined) => (commit ? commit.slice(0, 12) : "");
+
+/** The Accepted reason of a fetch that failed over its credentials; undefined for other failures. */
+function credentialsReason(error: BuildFailure): RejectionReason | undefined {
+  if (!(error instanceof FetchFailure)) return undefined;
+  const { SourceReady } = CONDITION_REASONS;
+  if (error.reason === SourceReady.FetchAuthenticationFailed) return GitAuthenticationFailed;
+  if (error.reason === SourceReady.FetchCredentialsNotFound) return GitCredentialsNotFound;
+  return undefined;
+}
 
 export interface GitBuildsOptions extends BuildSettings {
   mirrors: Mirrors;
@@ -119,8 +138,12 @@ export class GitBuilds {
     if (refusal) return { outcome: { ok: false, ...refusal } };
     const credentials = this.options.credentials.lookup(git.build.output, `${GIT_FIELD}.build.output`);
     if (!credentials.ok) return { outcome: credentials };
+    if (git.credentialsRef) {
+      const fetching = this.options.credentials.lookup(git, GIT_FIELD, { inline: false });
+      if (!fetching.ok) return { outcome: { ...fetching, reason: GitCredentialsNotFound } };
+    }
     const state = this.stateOf(service, git);
-    const head = this.options.mirrors.refs(git.url);
+    const head = this.options.mirrors.refs(git);
     const branchHead = head?.get(branchRef(git.triggers.productionBranch))?.commit;
     const generation = service.metadata.generation ?? 1;
     const due =
@@ -191,7 +214,7 @@ export class GitBuilds {
       const commit = state.last.commit ? `commit ${short(state.last.commit)} of ` : "";
       return {
         ok: false,
-        reason: BuildFailed,
+        reason: state.failedReason ?? BuildFailed,
         message: `the build of ${commit}branch "${branch}" failed: ${state.last.message ?? "no reason given"}`,
       };
     }
@@ -246,6 +269,7 @@ export class GitBuilds {
     let commit: string | undefined;
     let result: BuildResult | undefined;
     let failure: string | undefined;
+    let failedReason: RejectionReason | undefined;
     const startTime = new Date().toISOString();
     try {
       // Told its place at once (the Pending status `evaluate` returns has it), then as the queue moves:
@@ -291,6 +315,7 @@ export class GitBuilds {
           failure = `the build took longer than the server's --build-timeout of ${timeoutMs} ms and was stopped; make the build faster, or start the server with a longer --build-timeout`;
         } else if (error instanceof BuildFailure) {
           failure = error.message;
+          failedReason = credentialsReason(error);
         } else {
           failure = `the build failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
           log.error({ service: name, error: buildMessage(String(error), secrets) }, "build crashed");
@@ -307,6 +332,7 @@ export class GitBuilds {
     const times = { startTime: running.status.startTime ?? startTime };
     this.finish(name, state, request, { commit, result, failure, ...times }, secrets);
     if (failure !== undefined) state.failedGeneration = running.generation;
+    state.failedReason = failedReason;
   }
 
   private finish(
@@ -342,7 +368,7 @@ export class GitBuilds {
       // The head this attempt saw: unknown (undefined) when the fetch failed, so only a fetch that works
       // again, or a new commit, builds again; never a loop of failing builds.
       state.settledHead =
-        done.commit ?? this.options.mirrors.refs(request.url)?.get(branchRef(request.branch))?.commit;
+        done.commit ?? this.options.mirrors.refs(request.source)?.get(branchRef(request.branch))?.commit;
       this.options.log.warn({ service: name, message }, "build failed");
     }
     this.options.requeue(name);

@@ -1,10 +1,29 @@
 // Why a build failed, as a sentence for the Service's status: what failed and how to fix it.
 import { redact } from "../../sdk/errors/redact";
+import type { CONDITION_REASONS, CONDITION_TYPES, ReasonOf } from "../../sdk/schema/status";
 
 export class BuildFailure extends Error {
   constructor(message: string) {
     super(message);
     this.name = "BuildFailure";
+  }
+}
+
+/** Why a fetch failed: the `SourceReady` reason it reports. */
+export type FetchFailureReason = Exclude<
+  ReasonOf<typeof CONDITION_TYPES.SourceReady>,
+  SourceReasons["Fetched"] | SourceReasons["AwaitingFetch"]
+>;
+type SourceReasons = typeof CONDITION_REASONS.SourceReady;
+
+/** A fetch that failed, with the `SourceReady` reason; its message is redacted already. */
+export class FetchFailure extends BuildFailure {
+  constructor(
+    readonly reason: FetchFailureReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "FetchFailure";
   }
 }
 

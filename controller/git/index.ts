@@ -5,14 +5,15 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GitSource, ServiceSpec } from "../../sdk/schema";
-import type { PreviewStatus } from "../../sdk/schema/status";
 import type { KindCache } from "../cluster";
+import type { ConditionState } from "../conditions";
 import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import type { ControllerLogger } from "../logger";
 import type { KubeObject } from "../objects";
 import { GitBuilds, type GitState } from "./builds";
-import { Mirrors } from "./mirrors";
-import { Previews } from "./previews";
+import { type MirrorSource, Mirrors, mirrorKey } from "./mirrors";
+import { Previews, type PreviewsReport } from "./previews";
+import { sourceReadyCondition } from "./source-ready";
 import { GitAllowList, repositoryKey, URL_FIELD } from "./url";
 import type { HookEvent } from "./webhook";
 
@@ -36,7 +37,7 @@ export interface GitOptions {
   concurrency?: number;
   /** Where mirrors and checkouts live; default a temp dir removed on close (memory storage). */
   dir?: string;
-  /** Resolves `build.output.credentialsRef` (the server's `--credentials` file). */
+  /** Resolves `credentialsRef` and `build.output.credentialsRef` (the server's `--credentials` file). */
   credentials?: CredentialsSource;
 }
 
@@ -66,6 +67,7 @@ export class GitSources {
   private readonly builds: GitBuilds;
   private readonly previews: Previews;
   private readonly allow: GitAllowList;
+  private readonly credentials: CredentialsSource;
   private readonly poller: NodeJS.Timeout | undefined;
   private polling = false;
 
@@ -80,18 +82,20 @@ export class GitSources {
     const buildTimeoutMs = options.buildTimeoutMs ?? GIT_DEFAULTS.buildTimeoutMs;
     const maxBytes = options.maxCloneBytes ?? GIT_DEFAULTS.maxCloneBytes;
     this.allow = new GitAllowList(options.allow);
+    this.credentials = options.credentials ?? NO_CREDENTIALS_FILE;
     this.mirrors = new Mirrors({
+      credentials: this.credentials,
       allow: this.allow,
       root: join(this.root, "mirrors"),
       maxBytes,
       timeoutMs: buildTimeoutMs,
       signal: this.stopping.signal,
-      onChange: (url) => this.requeueRepository(url),
+      onChange: (source) => this.requeueRepository(source.url),
     });
     this.builds = new GitBuilds({
       mirrors: this.mirrors,
       allow: this.allow,
-      credentials: options.credentials ?? NO_CREDENTIALS_FILE,
+      credentials: this.credentials,
       workDir,
       buildCommands: options.buildCommands ?? false,
       timeoutMs: buildTimeoutMs,
@@ -119,8 +123,29 @@ export class GitSources {
     return this.builds.evaluate(service, git);
   }
 
-  /** For the sync: the parent's previews brought in line with its spec; the list for its status. */
-  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewStatus[]> {
+  /** For the sync: the `SourceReady` condition, from the last fetch of the repository. */
+  sourceReady(git: GitSource): ConditionState {
+    const fetching = git.credentialsRef
+      ? this.credentials.lookup(git, "spec.source.git", { inline: false })
+      : undefined;
+    return sourceReadyCondition({
+      url: git.url,
+      branch: git.triggers.productionBranch,
+      refusal: this.allow.refusal(git.url, URL_FIELD),
+      ...(fetching?.ok === false && { missingCredentials: fetching.message }),
+      failure: this.mirrors.failure(git),
+      refs: this.mirrors.refs(git),
+    });
+  }
+
+  /** The credentials file changed: repositories fetched with credentials are fetched again at once. */
+  credentialsChanged(): void {
+    for (const source of this.sourcesOf(this.servicesOf()))
+      if (source.credentialsRef) void this.refresh(source);
+  }
+
+  /** For the sync: the parent's previews brought in line with its spec; what its status says of them. */
+  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewsReport> {
     return this.previews.reconcile(parent, spec, Date.now());
   }
 
@@ -132,12 +157,11 @@ export class GitSources {
   /** A webhook delivery: fetches the repository it names, and syncs the Services that use it. */
   receive(event: HookEvent): HookResult {
     const matched = this.servicesOf(new Set(event.repositories));
-    const urls = new Set(matched.map(({ url }) => url));
-    for (const url of urls) {
+    for (const source of this.sourcesOf(matched)) {
       const open = event.pullRequest?.open;
       if (event.pullRequest && open !== undefined)
-        this.previews.pullRequest(url, event.pullRequest.number, open);
-      this.refresh(url);
+        this.previews.pullRequest(source.url, event.pullRequest.number, open);
+      void this.refresh(source);
     }
     // A closed pull request changes no ref: its parent must look again whatever the fetch finds.
     for (const { name } of matched) this.context.requeue(name);
@@ -159,30 +183,36 @@ export class GitSources {
     if (this.polling) return;
     this.polling = true;
     try {
-      const urls = new Set(this.servicesOf().map(({ url }) => url));
-      await Promise.all([...urls].map((url) => this.refresh(url)));
+      await Promise.all(this.sourcesOf(this.servicesOf()).map((source) => this.refresh(source)));
     } finally {
       this.polling = false;
     }
   }
 
-  private refresh(url: string): Promise<void> {
+  private refresh(source: MirrorSource): Promise<void> {
+    const { url } = source;
     // A URL refused before any fetch is not tried (its Services say why). One fetched before goes to
     // the mirror, which judges it again: refused now (a symlink re-pointed), it fails once, forgets its
     // refs and has its Services synced, which then say why.
-    if (this.mirrors.refs(url) === undefined && this.allow.refusal(url, URL_FIELD) !== undefined) {
+    if (this.mirrors.refs(source) === undefined && this.allow.refusal(url, URL_FIELD) !== undefined) {
       return Promise.resolve();
     }
-    return this.mirrors.refresh(url).then(
+    return this.mirrors.refresh(source).then(
       () => undefined,
       (error: unknown) => {
         if (!this.stopping.signal.aborted) {
+          // The message is redacted already, and names a credentials reference, never its value.
           this.context.log.warn({ url, error: String(error) }, "git fetch failed");
-          // The Services learn of it through their next build; a change of refs queues them.
+          // Their SourceReady condition says why; a fetch that works again queues them through its refs.
           this.requeueRepository(url);
         }
       },
     );
+  }
+
+  /** The distinct mirrors of `services`. */
+  private sourcesOf(services: readonly { source: MirrorSource }[]): MirrorSource[] {
+    return [...new Map(services.map(({ source }) => [mirrorKey(source), source])).values()];
   }
 
   private requeueRepository(url: string): void {
@@ -193,13 +223,13 @@ export class GitSources {
   }
 
   /** Git Services, optionally only those naming one of `repositories`. */
-  private servicesOf(repositories?: ReadonlySet<string>): { name: string; url: string }[] {
+  private servicesOf(repositories?: ReadonlySet<string>): { name: string; source: MirrorSource }[] {
     return this.context.services.list().flatMap((service) => {
       const git = (service.spec.source as { git?: GitSource } | undefined)?.git;
       if (!git) return [];
       const key = repositoryKey(git.url);
       if (repositories && (key === undefined || !repositories.has(key))) return [];
-      return [{ name: service.metadata.name, url: git.url }];
+      return [{ name: service.metadata.name, source: { url: git.url, credentialsRef: git.credentialsRef } }];
     });
   }
 }

@@ -1,7 +1,10 @@
 // Preview Services (API-SPEC rule 7): with `previews.enabled`, one Service per non-production branch and,
 // with `triggers.onPullRequest`, per open pull request, owned by the parent (controller reference), with
-// its template and a source pinned to the branch. A preview whose head is older than `ttl`, whose branch
-// is gone or whose pull request closed is deleted; deleting the parent deletes them (garbage collector).
+// its template and a source pinned to the branch. A preview whose branch has not moved for `ttl` (counted
+// from when this server saw it move, not from the commit's date), whose branch is gone or whose pull
+// request closed is deleted; deleting the parent deletes them (garbage collector). The heads' clocks and
+// the closed pull requests are kept in the parent's status, so a restart restarts no clock and brings no
+// closed pull request's preview back.
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -11,13 +14,13 @@ import {
   type ServiceSpec,
   withoutSecretName,
 } from "../../sdk/schema";
-import type { PreviewStatus } from "../../sdk/schema/status";
+import type { PreviewHeadStatus, PreviewStatus } from "../../sdk/schema/status";
 import type { KindCache } from "../cluster";
 import type { ControllerLogger } from "../logger";
 import { REVISION_HASH_LENGTH } from "../naming";
 import type { KubeObject } from "../objects";
 import { controllerReference, isControlledBy } from "../revision";
-import { branchRef, type Mirrors } from "./mirrors";
+import { branchRef, type Mirrors, type RefSnapshot } from "./mirrors";
 import { repositoryKey } from "./url";
 
 /** Labels of a preview Service: its parent's name and the branch (as a label value). */
@@ -44,8 +47,21 @@ interface DesiredPreview {
   /** The label value naming the branch. */
   slug: string;
   pullRequest?: number;
-  /** The head commit's committer date, ms since the epoch. */
-  headTime: number;
+  /** When the server first saw the branch at its head commit, ms since the epoch: the idle clock's start. */
+  since: number;
+}
+
+/** What the sync writes to the parent's status about its previews. */
+export interface PreviewsReport {
+  previews: PreviewStatus[];
+  heads: PreviewHeadStatus[];
+  closedPullRequests: number[];
+}
+
+/** One parent's idle clocks: per ref, the head commit and when it was first seen there (ms). */
+interface Heads {
+  uid: string | undefined;
+  byRef: Map<string, { commit: string; since: number }>;
 }
 
 function slugOf(text: string): string {
@@ -80,6 +96,8 @@ export interface PreviewsOptions {
 export class Previews {
   /** Pull requests a `pull_request` event closed, per repository. */
   private readonly closed = new Map<string, Set<number>>();
+  /** Per parent: the heads of its preview refs and their idle clocks. */
+  private readonly heads = new Map<string, Heads>();
   /** Per parent: the timer that syncs it when its next preview goes idle. */
   private readonly expiries = new Map<string, NodeJS.Timeout>();
 
@@ -87,34 +105,30 @@ export class Previews {
 
   /** Records a `pull_request` event's verdict: closed (no preview) or open. */
   pullRequest(url: string, number: number, open: boolean): void {
-    const key = repositoryKey(url) ?? url;
-    const closed = this.closed.get(key) ?? new Set<number>();
+    const closed = this.closedIn(url);
     if (open) closed.delete(number);
     else closed.add(number);
-    this.closed.set(key, closed);
   }
 
   /**
    * Creates, updates and deletes the parent's previews as its spec and the repository's refs call for;
-   * returns the previews that exist, sorted by name.
+   * returns the previews that exist (sorted by name), their heads' clocks and the closed pull requests.
    */
-  async reconcile(parent: KubeObject, spec: ServiceSpec, now: number): Promise<PreviewStatus[]> {
+  async reconcile(parent: KubeObject, spec: ServiceSpec, now: number): Promise<PreviewsReport> {
     const { services } = this.options;
     const existing = services.list().filter((object) => isControlledBy(object, parent));
     const git = spec.source.git;
-    const refs = git ? this.options.mirrors.refs(git.url) : undefined;
-    // Refs unknown (no fetch yet, or it failed): leave the previews as they are.
-    if (git?.previews?.enabled && refs === undefined) return existing.map(statusOf).sort(byName);
-    const desired = git?.previews?.enabled ? this.desired(parent, spec, now) : [];
-    const wanted = new Map(desired.map((preview) => [preview.name, preview]));
-    for (const object of existing) {
-      if (wanted.has(object.metadata.name)) continue;
-      await services.delete(object.metadata.name, object.metadata.uid);
-      this.options.log.info(
-        { service: parent.metadata.name, preview: object.metadata.name },
-        "deleted preview",
-      );
+    if (!git?.previews?.enabled) {
+      this.forget(parent.metadata.name);
+      await this.deleteExcept(parent, existing, new Set());
+      return { previews: [], heads: [], closedPullRequests: [] };
     }
+    const heads = this.headsOf(parent, git.url);
+    const refs = this.options.mirrors.refs(git);
+    // Refs unknown (no fetch yet, or it failed): leave the previews and their clocks as they are.
+    if (refs === undefined) return this.report(existing.map(statusOf), heads, git.url);
+    const desired = this.desired(parent, spec, refs, heads, now);
+    await this.deleteExcept(parent, existing, new Set(desired.map((preview) => preview.name)));
     const statuses: PreviewStatus[] = [];
     for (const preview of desired) {
       if (await this.apply(parent, spec, preview)) {
@@ -126,12 +140,72 @@ export class Previews {
       }
     }
     this.scheduleExpiry(parent.metadata.name, spec, desired, now);
-    return statuses.sort(byName);
+    return this.report(statuses, heads, git.url, refs);
   }
 
   forget(parent: string): void {
+    this.heads.delete(parent);
+    this.stopExpiry(parent);
+  }
+
+  private stopExpiry(parent: string): void {
     clearTimeout(this.expiries.get(parent));
     this.expiries.delete(parent);
+  }
+
+  private closedIn(url: string): Set<number> {
+    const key = repositoryKey(url) ?? url;
+    let closed = this.closed.get(key);
+    if (!closed) {
+      closed = new Set();
+      this.closed.set(key, closed);
+    }
+    return closed;
+  }
+
+  /** The parent's clocks; after a restart (or for a new parent of that name), seeded from its status. */
+  private headsOf(parent: KubeObject, url: string): Heads {
+    const { name, uid } = parent.metadata;
+    const known = this.heads.get(name);
+    if (known && known.uid === uid) return known;
+    const byRef = new Map<string, { commit: string; since: number }>();
+    for (const head of recordedHeads(parent.status?.previewHeads)) {
+      byRef.set(head.ref, { commit: head.commit, since: Date.parse(head.since) });
+    }
+    const closed = this.closedIn(url);
+    for (const number of recordedNumbers(parent.status?.closedPullRequests)) closed.add(number);
+    const heads = { uid, byRef };
+    this.heads.set(name, heads);
+    return heads;
+  }
+
+  /** The report for status; with `refs`, only closed pull requests whose ref remains are kept. */
+  private report(previews: PreviewStatus[], heads: Heads, url: string, refs?: RefSnapshot): PreviewsReport {
+    const closed = [...this.closedIn(url)].filter(
+      (number) => refs === undefined || refs.has(`refs/pull/${number}/head`),
+    );
+    return {
+      previews: previews.sort(byName),
+      heads: [...heads.byRef]
+        .map(([ref, { commit, since }]) => ({ ref, commit, since: new Date(since).toISOString() }))
+        .sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0)),
+      closedPullRequests: closed.sort((a, b) => a - b),
+    };
+  }
+
+  private async deleteExcept(
+    parent: KubeObject,
+    existing: readonly KubeObject[],
+    wanted: ReadonlySet<string>,
+  ): Promise<void> {
+    for (const object of existing) {
+      if (wanted.has(object.metadata.name)) continue;
+      await this.options.services.delete(object.metadata.name, object.metadata.uid);
+      this.options.log.info(
+        { service: parent.metadata.name, preview: object.metadata.name },
+        "deleted preview",
+      );
+    }
   }
 
   close(): void {
@@ -139,38 +213,52 @@ export class Previews {
     this.expiries.clear();
   }
 
-  private desired(parent: KubeObject, spec: ServiceSpec, now: number): DesiredPreview[] {
+  /** The previews due now; moves `heads` along with the refs (a new head restarts its clock). */
+  private desired(
+    parent: KubeObject,
+    spec: ServiceSpec,
+    refs: RefSnapshot,
+    heads: Heads,
+    now: number,
+  ): DesiredPreview[] {
     const git = spec.source.git;
-    const refs = git && this.options.mirrors.refs(git.url);
-    if (!git || !refs) return [];
+    if (!git) return [];
     const ttl = git.previews?.ttl === undefined ? undefined : parseDuration(git.previews.ttl);
-    const closed = this.closed.get(repositoryKey(git.url) ?? git.url);
+    const closed = this.closedIn(git.url);
     const production = branchRef(git.triggers.productionBranch);
-    const desired: DesiredPreview[] = [];
-    for (const [ref, head] of refs) {
-      const headTime = head.time * 1000;
-      if (ref === production || (ttl !== undefined && now - headTime >= ttl)) continue;
+    const candidates: Omit<DesiredPreview, "since">[] = [];
+    for (const ref of refs.keys()) {
+      if (ref === production) continue;
       if (ref.startsWith(HEADS)) {
         const branch = ref.slice(HEADS.length);
-        desired.push({
+        candidates.push({
           name: previewName(parent.metadata.name, branch),
           branch,
           slug: labelValue(branch),
-          headTime,
         });
         continue;
       }
       const number = Number(PULL_REQUEST_REF.exec(ref)?.[1]);
-      if (!git.triggers.onPullRequest || !Number.isSafeInteger(number) || closed?.has(number)) continue;
+      if (!git.triggers.onPullRequest || !Number.isSafeInteger(number) || closed.has(number)) continue;
       const key = `pr-${number}`;
-      desired.push({
+      candidates.push({
         name: previewName(parent.metadata.name, key),
         branch: ref,
         slug: key,
         pullRequest: number,
-        headTime,
       });
     }
+    const seen = new Map<string, { commit: string; since: number }>();
+    const desired: DesiredPreview[] = [];
+    for (const candidate of candidates) {
+      const ref = candidate.pullRequest === undefined ? `${HEADS}${candidate.branch}` : candidate.branch;
+      const commit = refs.get(ref)?.commit ?? "";
+      const before = heads.byRef.get(ref);
+      const since = before?.commit === commit && Number.isFinite(before.since) ? before.since : now;
+      seen.set(ref, { commit, since });
+      if (ttl === undefined || now - since < ttl) desired.push({ ...candidate, since });
+    }
+    heads.byRef = seen;
     return desired;
   }
 
@@ -220,15 +308,29 @@ export class Previews {
     desired: readonly DesiredPreview[],
     now: number,
   ): void {
-    this.forget(parent);
+    this.stopExpiry(parent);
     const ttlText = spec.source.git?.previews?.ttl;
     const ttl = ttlText === undefined ? undefined : parseDuration(ttlText);
     if (ttl === undefined || desired.length === 0) return;
-    const next = Math.min(...desired.map((preview) => preview.headTime + ttl - now));
+    const next = Math.min(...desired.map((preview) => preview.since + ttl - now));
     const timer = setTimeout(() => this.options.requeue(parent), Math.max(0, next) + 1);
     timer.unref();
     this.expiries.set(parent, timer);
   }
+}
+
+/** The heads an earlier start wrote to status (anything malformed is left out). */
+function recordedHeads(value: unknown): PreviewHeadStatus[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (entry): entry is PreviewHeadStatus =>
+      typeof entry?.ref === "string" && typeof entry.commit === "string" && typeof entry.since === "string",
+  );
+}
+
+/** The closed pull requests an earlier start wrote to status. */
+function recordedNumbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((entry): entry is number => Number.isSafeInteger(entry)) : [];
 }
 
 function labelValue(branch: string): string {

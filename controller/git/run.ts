@@ -36,13 +36,15 @@ export interface GitOptions {
   gitDir?: string;
   /** Kills git (SIGKILL) when aborted; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Added to the safe environment: settings that must stay off the command line (`fetch-auth.ts`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts git with the safe settings; stdout piped, stderr kept for the failure message. */
 export function spawnGit(args: readonly string[], options: GitOptions = {}): ChildProcess {
   const prefix = options.gitDir ? ["--git-dir", options.gitDir] : [];
   return spawn("git", [...SAFE_CONFIG, ...prefix, ...args], {
-    env: GIT_ENV,
+    env: { ...GIT_ENV, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }

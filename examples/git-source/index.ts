@@ -2,6 +2,8 @@ import { Service } from "@exampledev/pulumi";
 import * as pulumi from "@pulumi/pulumi";
 
 const config = new pulumi.Config();
+// A private repository: the entry of the server's --credentials file its fetches send (never a password here).
+const credentials = config.get("gitCredentials");
 
 // The server builds the head of `main`: it fetches the repository, packages rootDir as an OCI artifact,
 // pushes it to outputRepo and mints a revision pinned to the pushed digest. Every other branch gets a
@@ -12,6 +14,9 @@ const service = new Service("app", {
     source: {
       git: {
         url: config.require("gitUrl"),
+        ...(credentials && {
+          credentialsRef: { group: "core.example.dev", namespace: "default", name: credentials },
+        }),
         build: { output: { repo: config.require("outputRepo") }, rootDir: config.get("rootDir") ?? "." },
         triggers: { productionBranch: "main" },
         previews: { enabled: true, ttl: "24h" },

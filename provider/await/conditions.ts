@@ -21,8 +21,9 @@ export const STALE_FAILURE_GRACE_MS = 5_000;
 
 /**
  * The controller has seen the written generation and accepted it (`Accepted` True). A terminal failure
- * (`TERMINAL_REASONS` in the schema) of `Accepted`, or of `LiveRevisionReady` for this generation, ends the
- * wait with the controller's message; any other False is waited out.
+ * (`TERMINAL_REASONS` in the schema) of `Accepted`, of `LiveRevisionReady` for this generation, or of a git
+ * source's `SourceReady` while nothing is accepted, ends the wait with the controller's message; any other
+ * False is waited out.
  */
 export function serviceAccepted(
   written: ObjectWithStatus,
@@ -64,6 +65,14 @@ export function serviceAccepted(
       // Any other False (a git source awaiting its build, a retry the controller has scheduled) may still
       // turn True: wait for it within the step's timeout, showing why it is not yet.
       if (accepted.status === "False") {
+        // A repository that cannot be fetched builds nothing: say why now, not at the timeout.
+        const source = conditionOf(object, CONDITION_TYPES.SourceReady);
+        if (
+          source !== undefined &&
+          isTerminalFailure(source) &&
+          (source.observedGeneration ?? 0) >= generation
+        )
+          return { state: "failed", reason: source.reason, message: source.message };
         return { state: "pending", message: buildProgress(object.status, now()) ?? accepted.message };
       }
       const live = conditionOf(object, CONDITION_TYPES.LiveRevisionReady);

@@ -75,6 +75,18 @@ export interface PreviewStatus {
   pullRequest?: number;
 }
 
+/**
+ * A branch or pull-request head a preview is made for, and when the server first saw it there: the idle
+ * clock of `previews.ttl`, kept in status so that a restart does not start it again.
+ */
+export interface PreviewHeadStatus {
+  /** The full ref (`refs/heads/feature`, `refs/pull/7/head`). */
+  ref: string;
+  commit: string;
+  /** When the server first saw `ref` at `commit` (RFC 3339). */
+  since: string;
+}
+
 /** What a moving `source.oci.tag` resolved to, and when. */
 export interface ResolvedBundleStatus {
   tag: string;
@@ -93,6 +105,10 @@ export interface ServiceStatus extends ObjectStatus {
   lastBuild?: BuildStatus;
   /** The preview Services this Service owns, sorted by name. */
   previews?: PreviewStatus[];
+  /** With previews: the heads of the refs previews are made for, an expired preview's too, sorted by ref. */
+  previewHeads?: PreviewHeadStatus[];
+  /** With pull-request previews: the pull requests a webhook said are closed, whose refs remain. */
+  closedPullRequests?: number[];
   /** An OCI source named by tag: the digest the tag last resolved to. */
   resolvedBundle?: ResolvedBundleStatus;
 }
@@ -105,6 +121,8 @@ export const CONDITION_TYPES = {
   EgressReady: "EgressReady",
   /** Whether the revision selected to serve exists and belongs to the Service. */
   LiveRevisionReady: "LiveRevisionReady",
+  /** A git source: whether the last fetch of its repository worked (reported for git sources only). */
+  SourceReady: "SourceReady",
 } as const;
 
 export type ConditionType = (typeof CONDITION_TYPES)[keyof typeof CONDITION_TYPES];
@@ -122,6 +140,10 @@ export const CONDITION_REASONS = {
     BuildCommandsDisabled: "BuildCommandsDisabled",
     /** False: `credentialsRef` names credentials the server does not have (`--credentials`). */
     CredentialsNotFound: "CredentialsNotFound",
+    /** False: `source.git.credentialsRef` names credentials the server does not have (`--credentials`). */
+    GitCredentialsNotFound: "GitCredentialsNotFound",
+    /** False: the git server refused the credentials `source.git.credentialsRef` names (or asked for some). */
+    GitAuthenticationFailed: "GitAuthenticationFailed",
     /** False: the bundle's tag could not be resolved to a digest (registry refused, unreachable, no tag). */
     BundleResolutionFailed: "BundleResolutionFailed",
     /** False: the source cannot be used as written (no source, a malformed repo). */
@@ -147,6 +169,22 @@ export const CONDITION_REASONS = {
     /** False: `spec.liveRevision` names a revision of another Service. */
     RevisionNotOwned: "RevisionNotOwned",
   },
+  SourceReady: {
+    /** True: the last fetch of the repository worked and found the branch. */
+    Fetched: "Fetched",
+    /** Unknown: no fetch has finished yet. */
+    AwaitingFetch: "AwaitingFetch",
+    /** False: the fetch failed (unreachable repository, a git error, a timeout, a repository over the size cap). */
+    FetchFailed: "FetchFailed",
+    /** False: the server's `--git-allow` refuses the URL. */
+    FetchRefused: "FetchRefused",
+    /** False: `source.git.credentialsRef` names credentials the server does not have. */
+    FetchCredentialsNotFound: "FetchCredentialsNotFound",
+    /** False: the git server refused the credentials (or asked for some). */
+    FetchAuthenticationFailed: "FetchAuthenticationFailed",
+    /** False: the repository has no branch `triggers.productionBranch`. */
+    BranchNotFound: "BranchNotFound",
+  },
 } as const;
 
 /** The reasons a condition of type `T` carries. */
@@ -168,11 +206,21 @@ export const TERMINAL_REASONS: { readonly [T in ConditionType]: readonly ReasonO
     CONDITION_REASONS.Accepted.BuildFailed,
     CONDITION_REASONS.Accepted.BuildCommandsDisabled,
     CONDITION_REASONS.Accepted.CredentialsNotFound,
+    CONDITION_REASONS.Accepted.GitCredentialsNotFound,
+    CONDITION_REASONS.Accepted.GitAuthenticationFailed,
   ],
   EgressReady: [],
   LiveRevisionReady: [
     CONDITION_REASONS.LiveRevisionReady.RevisionNotFound,
     CONDITION_REASONS.LiveRevisionReady.RevisionNotOwned,
+  ],
+  // A repository that cannot be fetched needs someone to act (a URL, an allow-list, credentials, a branch).
+  SourceReady: [
+    CONDITION_REASONS.SourceReady.FetchFailed,
+    CONDITION_REASONS.SourceReady.FetchRefused,
+    CONDITION_REASONS.SourceReady.FetchCredentialsNotFound,
+    CONDITION_REASONS.SourceReady.FetchAuthenticationFailed,
+    CONDITION_REASONS.SourceReady.BranchNotFound,
   ],
 };
 

@@ -20,28 +20,29 @@ declare module "fastify" {
  * that may read the Secrets holding the objects' secret values (routes/secrets.ts), as a Kubernetes
  * controller's service account may; it lives only in the server's memory.
  */
-export const authentication = shared<{ token?: string; controllerToken?: string }>(
-  async (fastify, { token, controllerToken }) => {
-    fastify.decorateRequest("fromController", false);
-    const expected = token === undefined ? undefined : digest(token);
-    const controller = controllerToken === undefined ? undefined : digest(controllerToken);
-    if (expected === undefined && controller === undefined) return;
-    fastify.addHook("onRequest", async (request, reply) => {
-      if (PUBLIC_PATHS.has(pathOf(request.url))) return;
-      const { authorization } = request.headers;
-      if (controller !== undefined && bearerMatches(authorization, controller)) {
-        request.fromController = true;
-        return;
-      }
-      if (expected === undefined || bearerMatches(authorization, expected)) return;
-      reply.header("WWW-Authenticate", 'Bearer realm="exampledev"');
-      throw new ApiError(
-        "Unauthorized",
-        "Unauthorized: send the API token as 'Authorization: Bearer <token>'",
-      );
-    });
-  },
-);
+export const authentication = shared<{
+  token?: string;
+  controllerToken?: string;
+  /** Paths whose requests carry a signature of their own, checked by their route (signed webhooks). */
+  signedPaths?: readonly string[];
+}>(async (fastify, { token, controllerToken, signedPaths = [] }) => {
+  const unguarded = new Set([...PUBLIC_PATHS, ...signedPaths]);
+  fastify.decorateRequest("fromController", false);
+  const expected = token === undefined ? undefined : digest(token);
+  const controller = controllerToken === undefined ? undefined : digest(controllerToken);
+  if (expected === undefined && controller === undefined) return;
+  fastify.addHook("onRequest", async (request, reply) => {
+    if (unguarded.has(pathOf(request.url))) return;
+    const { authorization } = request.headers;
+    if (controller !== undefined && bearerMatches(authorization, controller)) {
+      request.fromController = true;
+      return;
+    }
+    if (expected === undefined || bearerMatches(authorization, expected)) return;
+    reply.header("WWW-Authenticate", 'Bearer realm="exampledev"');
+    throw new ApiError("Unauthorized", "Unauthorized: send the API token as 'Authorization: Bearer <token>'");
+  });
+});
 
 export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? "");

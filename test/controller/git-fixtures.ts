@@ -2,14 +2,17 @@
 // and the manifest a build pushed.
 import { request } from "undici";
 import type { GitSourceInput, ServiceSpecInput } from "../../sdk/schema";
-import type { BuildStatus } from "../../sdk/schema/status";
+import type { ServiceStatus } from "../../sdk/schema/status";
 import type { TestRepo } from "../helpers/git";
 import type { Registry } from "../helpers/registry";
 import { pathOf, type TestServer } from "../helpers/server";
 import { eventually, type ServiceApi } from "./api";
 import type { StatusView } from "./fixtures";
 
-export type GitStatus = StatusView & { build?: BuildStatus; lastBuild?: BuildStatus; previews?: unknown[] };
+export type GitStatus = StatusView &
+  Pick<ServiceStatus, "build" | "lastBuild" | "previewHeads" | "closedPullRequests"> & {
+    previews?: unknown[];
+  };
 
 export function gitSpec(
   repo: TestRepo | string,

@@ -160,21 +160,22 @@ describe("previews", () => {
     expect(await exists(previewName("nopr", "pr-7"))).toBe(false);
   });
 
-  it("deletes a preview whose head is older than ttl, and spawns none for an idle branch", async () => {
+  it("deletes a preview whose branch has not moved for ttl, counted from when the server saw it, not from the commit's date", async () => {
     const repo = newRepo("ttl");
-    repo.checkout("stale");
-    repo.commit({ "index.js": "old" }, { date: "2020-01-01T00:00:00Z" });
-    repo.checkout("fresh");
-    repo.commit({ "index.js": "new" });
+    repo.checkout("old");
+    const commit = repo.commit({ "index.js": "old" }, { date: "2020-01-01T00:00:00Z" });
     repo.checkout("main");
     await api.create("ttl", parentSpec(repo, "team/ttl", { enabled: true, ttl: "3s" }));
-    const fresh = previewName("ttl", "fresh");
-    await eventually("the fresh branch's preview", async () => ((await exists(fresh)) ? true : undefined));
-    expect(await exists(previewName("ttl", "stale"))).toBe(false);
+    const old = previewName("ttl", "old");
+    await eventually("the old branch's preview", async () => ((await exists(old)) ? true : undefined));
     const seenAt = Date.now();
-    await gone(fresh);
+    await gone(old);
     console.log(`[timing] idle preview deleted ${Date.now() - seenAt} ms after it was first seen (ttl 3s)`);
     expect(await previewsOf("ttl")).toBeUndefined();
+    // The clock stays in status after the preview is gone: a restart does not bring it back.
+    const status = (await api.get("ttl")).status;
+    expect(status.previewHeads).toEqual([{ ref: "refs/heads/old", commit, since: expect.any(String) }]);
+    expect(Date.parse(status.previewHeads[0].since)).toBeGreaterThan(Date.parse("2020-01-02T00:00:00Z"));
   });
 
   it("never takes over a Service of the preview's name that the parent does not control", async () => {

@@ -44,7 +44,12 @@ function literalsIn(source: string): string[] {
 }
 
 test("the status module declares every condition type and reason the controller reports", () => {
-  expect(Object.values(CONDITION_TYPES)).toEqual(["Accepted", "EgressReady", "LiveRevisionReady"]);
+  expect(Object.values(CONDITION_TYPES)).toEqual([
+    "Accepted",
+    "EgressReady",
+    "LiveRevisionReady",
+    "SourceReady",
+  ]);
   expect(Object.keys(CONDITION_REASONS)).toEqual(Object.values(CONDITION_TYPES));
   for (const reasons of Object.values(CONDITION_REASONS))
     for (const [key, value] of Object.entries(reasons)) expect(value).toBe(key);

@@ -166,6 +166,35 @@ describe("the lines the conditions derive from the object", () => {
     expect(buildProgress({ build: { phase: "Succeeded", branch: "main" } }, START)).toBeUndefined();
   });
 
+  it("a git source whose repository cannot be fetched ends the wait with SourceReady's message", () => {
+    const written: ObjectWithStatus = { metadata: { name: "api", generation: 2 }, status: {} };
+    const condition = serviceAccepted(written, at(20));
+    const entry = (type: string, status: string, reason: string, message: string, generation = 2) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: "2026-11-26T10:00:00Z",
+      observedGeneration: generation,
+    });
+    const awaiting = entry("Accepted", "False", "AwaitingBuild", "no revision until the first build");
+    const observed = (source: object): ObjectWithStatus => ({
+      metadata: { name: "api", generation: 2 },
+      status: { observedGeneration: 2, conditions: [awaiting, source] } as ObjectWithStatus["status"],
+    });
+    const unreachable = "cannot fetch the repository: connection refused";
+    expect(condition.observe(observed(entry("SourceReady", "False", "FetchFailed", unreachable)))).toEqual({
+      state: "failed",
+      reason: "FetchFailed",
+      message: unreachable,
+    });
+    // Not yet fetched, or a verdict on an older generation: still waiting.
+    const first = entry("SourceReady", "Unknown", "AwaitingFetch", "no fetch has finished yet");
+    expect(condition.observe(observed(first))).toEqual(pending("no revision until the first build"));
+    const older = entry("SourceReady", "False", "FetchFailed", unreachable, 1);
+    expect(condition.observe(observed(older))).toEqual(pending("no revision until the first build"));
+  });
+
   it("a delete: draining with or without a known grace, dependents, finalizers, and how it ended", () => {
     const terminating = (metadata: Partial<ObjectWithStatus["metadata"]>): ObjectWithStatus => ({
       metadata: { name: "edge", uid: "u1", deletionTimestamp: "2026-11-26T10:00:00Z", ...metadata },

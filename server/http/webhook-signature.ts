@@ -1,0 +1,48 @@
+// Whether a webhook delivery comes from the forge that knows the server's webhook secret: GitHub's
+// `X-Hub-Signature-256` (HMAC-SHA256 of the raw body) or GitLab's `X-Gitlab-Token` (the secret itself).
+// Checked on the raw bytes, before anything parses them, and compared in constant time.
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+
+export type Verdict = { ok: true } | { ok: false; message: string };
+
+const SIGNATURE_PREFIX = "sha256=";
+
+export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secret: string): Verdict {
+  const signature = single(headers["x-hub-signature-256"]);
+  if (signature !== undefined) {
+    const expected = SIGNATURE_PREFIX + createHmac("sha256", secret).update(body).digest("hex");
+    return sameText(signature, expected)
+      ? { ok: true }
+      : {
+          ok: false,
+          message:
+            "X-Hub-Signature-256 does not match the body signed with the server's webhook secret; set the webhook's secret to the one in the server's --webhook-secret file",
+        };
+  }
+  const token = single(headers["x-gitlab-token"]);
+  if (token !== undefined) {
+    return sameText(token, secret)
+      ? { ok: true }
+      : {
+          ok: false,
+          message:
+            "X-Gitlab-Token is not the server's webhook secret; set the webhook's secret token to the one in the server's --webhook-secret file",
+        };
+  }
+  return {
+    ok: false,
+    message:
+      "the delivery is not signed: this server takes only deliveries signed with its webhook secret (X-Hub-Signature-256 or X-Gitlab-Token); set the webhook's secret",
+  };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Digests first, so lengths and contents take the same time whatever they are. */
+function sameText(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
