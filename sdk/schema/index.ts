@@ -8,12 +8,14 @@
 
 export * from "./common";
 export { applyDefaults } from "./defaults";
-export { parseDuration } from "./duration";
+export { DURATION_PATTERN, parseDuration } from "./duration";
 export { BACKEND_PROTOCOLS, BINDING_TYPES, FAILURE_MODES, FILTER_PHASES, MANAGED_PROVIDER } from "./enums";
 export { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
 export {
   isObjectName,
   keyProblem,
+  LABEL_KEY_SCHEMA,
+  LABEL_VALUE_SCHEMA,
   labelValueProblem,
   MAX_NAME_LENGTH,
   metadataIssues,
