@@ -74,3 +74,4 @@ export { StatusSchema, statusProblem } from "./status-schema";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
 export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";
 export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";
+export { formatPath, type PathSegment, parsePath } from "./violation";
