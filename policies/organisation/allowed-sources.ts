@@ -57,10 +57,10 @@ export const allowedSources = organisationPolicy<Settings>({
   configSchema: {
     properties: {
       ociRepositories: globList(
-        "Glob patterns over OCI repositories as host/path (`registry.corp.example/team/**`) that spec.source.oci.repo, spec.source.git.build.output.repo and a ServiceRevision's spec.bundle.repo must match. Unset: OCI repositories are not restricted; empty: none is allowed.",
+        'Glob patterns over OCI repositories as host/path (such as "registry.corp.example/team/**") that spec.source.oci.repo, spec.source.git.build.output.repo and a ServiceRevision\'s spec.bundle.repo must match. Unset: OCI repositories are not restricted; empty: none is allowed.',
       ),
       gitRepositories: globList(
-        "Glob patterns over git repositories as host/path, the URL without scheme, credentials or a trailing .git (`git.corp.example/**`), that spec.source.git.url must match. Unset: git repositories are not restricted; empty: none is allowed.",
+        'Glob patterns over git repositories as host/path, the URL without scheme, credentials or a trailing .git (such as "git.corp.example/**"), that spec.source.git.url must match. Unset: git repositories are not restricted; empty: none is allowed.',
       ),
     },
   },
