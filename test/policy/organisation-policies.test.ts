@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
 import { ORGANISATION_POLICIES } from "../../policies/organisation";
@@ -245,5 +247,30 @@ describe("proxy-telemetry-required", () => {
     await expect(runResourcePolicy(policy, proxy({}), { config: { sinks: 1 } })).rejects.toThrow(
       'setting "sinks" is not a setting of this policy (it takes none)',
     );
+  });
+});
+
+describe("the pull-request example's policy config", () => {
+  const file = path.resolve(__dirname, "../../examples/pull-request-workflow/policy-config.json");
+  const config: Record<string, unknown> = JSON.parse(readFileSync(file, "utf8"));
+
+  it("names policies of the pack, and gives the organisation policies settings they accept", async () => {
+    expect(Object.keys(config).filter((name) => !POLICIES.some((policy) => policy.name === name))).toEqual(
+      [],
+    );
+    for (const { policy } of ORGANISATION_POLICIES) {
+      const entry = config[policy.name];
+      if (typeof entry !== "object" || entry === null) continue;
+      const { enforcementLevel: _, ...settings } = entry as Record<string, unknown>;
+      const resource = exampleResource(
+        policy.name === "proxy-telemetry-required" ? "Proxy" : "Service",
+        "x",
+        {},
+      );
+      await expect(
+        runResourcePolicy(policy, resource, { config: settings }),
+        policy.name,
+      ).resolves.toBeDefined();
+    }
   });
 });
