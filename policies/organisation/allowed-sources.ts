@@ -1,6 +1,5 @@
 import picomatch from "picomatch";
-import type { KindName, PathSegment } from "../../sdk/schema";
-import { formatPath } from "../../sdk/schema";
+import { formatPath, type KindName, type PathSegment } from "../../sdk/schema";
 import { repositoryKey } from "../../sdk/shared/repository-url";
 import { isKnownName, valueAt } from "../resources";
 import { globList } from "../settings";

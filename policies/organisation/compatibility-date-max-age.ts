@@ -1,5 +1,4 @@
-import type { KindName, PathSegment } from "../../sdk/schema";
-import { formatPath } from "../../sdk/schema";
+import { formatPath, type KindName, type PathSegment } from "../../sdk/schema";
 import { isKnownName, valueAt } from "../resources";
 import { organisationPolicy } from "./organisation-policy";
 
