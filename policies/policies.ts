@@ -1,6 +1,14 @@
 import type { Policies } from "@pulumi/policy";
+import { ORGANISATION_POLICIES } from "./organisation";
 import { RULE_POLICIES } from "./rule-policies";
 import { STACK_POLICIES } from "./stack-policies";
 
-/** Every policy of the pack: one per rule of the shared schema, then the checks that span resources. */
-export const POLICIES: Policies = [...RULE_POLICIES, ...STACK_POLICIES];
+/**
+ * Every policy of the pack: one per rule of the shared schema, the checks that span resources, then the
+ * organisation policies (disabled until a policy config turns them on).
+ */
+export const POLICIES: Policies = [
+  ...RULE_POLICIES,
+  ...STACK_POLICIES,
+  ...ORGANISATION_POLICIES.map(({ policy }) => policy),
+];

@@ -1,5 +1,5 @@
 import { kindOfTypeToken } from "../sdk/resources/type-tokens";
-import { isUnknown, type KindName } from "../sdk/schema";
+import { isUnknown, type KindName, type PathSegment } from "../sdk/schema";
 import { isRecord } from "../sdk/shared/records";
 
 /**
@@ -37,4 +37,14 @@ export function objectName(props: Record<string, unknown>): string | undefined {
 /** A non-empty string that is not Pulumi's unknown-value sentinel. */
 export function isKnownName(value: unknown): value is string {
   return typeof value === "string" && value !== "" && !isUnknown(value);
+}
+
+/** The value at `path` under `value`; undefined where a step is missing or not an object or array. */
+export function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return current;
 }

@@ -1,18 +1,37 @@
-import type { EnforcementLevel, ResourceValidationPolicy } from "@pulumi/policy";
-import { RULES, type RuleInfo, type Severity, validateSpec } from "../sdk/schema";
+import type { EnforcementLevel, ResourceRemediation, ResourceValidationPolicy } from "@pulumi/policy";
+import { parsePath, RULES, type RuleInfo, type Severity, validateSpec } from "../sdk/schema";
+import { applyEdits, remediationProperties } from "./remediation";
 import { describeResource, kindOfType, plainProperties } from "./resources";
+import { RULE_REMEDIATIONS, type RuleRemediation } from "./rule-remediations";
 
 /** Errors block a preview; warnings are reported and let it pass. Policy config can change either. */
 function enforcementLevelOf(severity: Severity): EnforcementLevel {
   return severity === "error" ? "mandatory" : "advisory";
 }
 
+/** A remediation for the rule's violations: the edits its remedy makes for each violation the schema finds. */
+function remediateRule(rule: RuleInfo, remedy: RuleRemediation): ResourceRemediation {
+  return ({ type, props }) => {
+    const kind = kindOfType(type);
+    if (kind === undefined || !rule.kinds.includes(kind)) return undefined;
+    const plain = remediationProperties(props);
+    if (plain.spec === undefined) return undefined;
+    const edits = validateSpec(kind, plain.spec)
+      .filter((violation) => violation.rule === rule.id)
+      .flatMap((violation) => remedy.edits(parsePath(violation.path), plain));
+    return applyEdits(props, edits);
+  };
+}
+
 /**
  * The policy for one rule of the shared schema: it runs the schema's validation on the resource's spec and
- * reports that rule's violations only, so each rule can be enforced, lowered or disabled on its own.
+ * reports that rule's violations only, so each rule can be enforced, lowered or disabled on its own. Rules
+ * with an unambiguous fix (RULE_REMEDIATIONS) also remediate, when a policy config sets them to `remediate`.
  */
 function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
+  const remedy = RULE_REMEDIATIONS[rule.id];
   return {
+    ...(remedy && { remediateResource: remediateRule(rule, remedy) }),
     name: rule.id,
     description: rule.description,
     enforcementLevel: enforcementLevelOf(rule.severity),

@@ -1,70 +1,21 @@
-// Repository URLs, parsed here and nowhere else: which ones the server may fetch (`--git-allow`), and
-// one spelling per repository so that a webhook's `clone_url`, `html_url` or path finds the Services that
-// name it some other way. Nothing here throws: a bad URL in one object or one delivery is that object's
-// or that delivery's problem, never one of a loop over all of them.
-import { isAbsolute, normalize } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+// Which repository URLs the server may fetch (`--git-allow`). Parsing them, and the one spelling per
+// repository that lets a webhook's `clone_url`, `html_url` or path find the Services that name it some other
+// way, live in sdk/shared/repository-url.ts, which the policy pack's allowed-sources policy reads too.
+// Nothing here throws: a bad URL in one object or one delivery is that object's or that delivery's problem,
+// never one of a loop over all of them.
+import { locate, repositoryKey } from "../../sdk/shared/repository-url";
 import { isLoopbackHost } from "../oci";
 import { realPathOf } from "./real-path";
 
+export { repositoryKey };
+
 /** Where a Service names its repository, for messages and admission causes. */
 export const URL_FIELD = "spec.source.git.url";
-
-const REMOTE_PROTOCOLS: ReadonlySet<string> = new Set(["http:", "https:", "git:"]);
-
-/**
- * What `git` is given: a local path or a URL. `malformed` is a `file://` URL that names no path on this
- * machine (a host, an encoded `/`): admission refuses it, whatever the server's `--git-allow`.
- */
-export type RepositoryLocation =
-  | { kind: "local"; path: string }
-  | { kind: "remote"; url: URL }
-  | { kind: "malformed"; problem: string };
-
-/** Where `text` leads; undefined when it is neither a path nor a URL of a protocol the server fetches. */
-export function locate(text: string): RepositoryLocation | undefined {
-  if (isAbsolute(text)) return { kind: "local", path: normalize(text) };
-  if (!URL.canParse(text)) return undefined;
-  const url = new URL(text);
-  if (url.protocol === "file:") return localFile(url);
-  return REMOTE_PROTOCOLS.has(url.protocol) ? { kind: "remote", url } : undefined;
-}
-
-function localFile(url: URL): RepositoryLocation {
-  // The URL parser already turned `localhost` into the empty host. git would ignore any other host and
-  // read the local path, so `file://server/x` would not mean what it says.
-  if (url.host !== "") {
-    return {
-      kind: "malformed",
-      problem: `names the host "${url.host}", but a file:// URL reads this machine's disk: write file://${url.pathname} or file://localhost${url.pathname}, or an http(s):// or git:// URL to reach another host`,
-    };
-  }
-  try {
-    return { kind: "local", path: normalize(fileURLToPath(url)) };
-  } catch (error) {
-    return { kind: "malformed", problem: `is not a file path: ${(error as Error).message}` };
-  }
-}
 
 /** Why admission refuses `text` (a malformed `file://` URL: "names the host ..."), else undefined. */
 export function malformedUrl(text: string): string | undefined {
   const location = locate(text);
   return location?.kind === "malformed" ? location.problem : undefined;
-}
-
-/**
- * The repository's identity: `file://` + path for local ones, `host/path` (any scheme) for remote ones,
- * without a trailing `.git` or `/`; the host lower-cased, the path kept as written. Undefined for what
- * `locate` cannot use.
- */
-export function repositoryKey(text: string): string | undefined {
-  const location = locate(text);
-  if (location === undefined || location.kind === "malformed") return undefined;
-  const path = location.kind === "local" ? location.path : location.url.pathname;
-  const trimmed = path.replace(/\/+$/, "").replace(/\.git$/, "");
-  return location.kind === "local"
-    ? pathToFileURL(trimmed).href
-    : `${location.url.host.toLowerCase()}${trimmed}`;
 }
 
 /** What git fetches (a local repository's real path, so a symlink swapped later changes nothing), or why not. */

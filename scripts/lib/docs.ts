@@ -3,8 +3,10 @@
 // scripts/lib/generated.ts lists them with every other generated file for `npm run generate`.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { ORGANISATION_POLICIES } from "../../policies/organisation";
 import { POLICIES } from "../../policies/policies";
 import { describeResource } from "../../policies/resources";
+import { RULE_REMEDIATIONS } from "../../policies/rule-remediations";
 import { STACK_POLICIES } from "../../policies/stack-policies";
 import { SETTINGS, type SettingInfo } from "../../sdk/client/settings";
 import { TYPE_TOKENS } from "../../sdk/resources";
@@ -26,7 +28,19 @@ export const DOCS: Readonly<Record<string, readonly Section[]>> = {
   "docs/configuration.md": [
     { name: "configuration", source: "SETTINGS in sdk/client/settings.ts", render: configurationTable },
   ],
-  "docs/policy-pack.md": [{ name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable }],
+  "docs/policy-pack.md": [
+    { name: "rules", source: "RULES in sdk/schema/rules", render: ruleTable },
+    {
+      name: "organisation-policies",
+      source: "ORGANISATION_POLICIES in policies/organisation",
+      render: organisationPolicyTable,
+    },
+    {
+      name: "remediations",
+      source: "RULE_REMEDIATIONS in policies/rule-remediations.ts and ORGANISATION_POLICIES",
+      render: remediationTable,
+    },
+  ],
   "sdk/schema/README.md": [
     { name: "defaults", source: "the schema's field defaults and applyDefaults", render: defaultsTable },
   ],
@@ -112,6 +126,46 @@ function ruleTable(): string {
     "stored spec: the server refuses such an update and the provider's diff replaces the object instead. The",
     "policy pack, which sees only the new inputs, does not check these.",
   ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// docs/policy-pack.md: organisation policies and remediations
+
+/** One setting of a policy's config schema: name, JSON type, default, what it means. */
+function settingText(name: string, schema: unknown): string {
+  const { type, default: fallback, description } = (schema ?? {}) as Record<string, unknown>;
+  const facts = [
+    String(type),
+    ...(fallback === undefined ? [] : [`default ${code(JSON.stringify(fallback))}`]),
+  ];
+  return `${code(name)} (${facts.join(", ")}): ${markdown(String(description ?? ""))}`;
+}
+
+function organisationPolicyTable(): string {
+  const rows = ORGANISATION_POLICIES.map(({ policy, kinds }) => {
+    const settings = Object.entries(policy.configSchema.properties).map(([name, schema]) =>
+      settingText(name, schema),
+    );
+    return [
+      code(policy.name),
+      kinds.join(", "),
+      settings.join("<br>") || "none",
+      markdown(policy.description),
+    ];
+  });
+  return table(["policy", "kinds", "settings", "what it protects"], rows);
+}
+
+function remediationTable(): string {
+  const rules = Object.entries(RULE_REMEDIATIONS).map(([id, remedy]) => [
+    code(id),
+    markdown(remedy.description),
+  ]);
+  const organisation = ORGANISATION_POLICIES.map(({ policy, remediation }) => [
+    code(policy.name),
+    markdown(remediation),
+  ]);
+  return table(["policy", "what `remediate` does"], [...rules, ...organisation]);
 }
 
 // ---------------------------------------------------------------------------------------------------------

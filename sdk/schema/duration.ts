@@ -20,6 +20,13 @@ const MAX_MS = 9_223_372_036_854.775;
 
 const COMPONENT = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/y;
 
+/**
+ * Non-negative Go durations as a JSON-schema `pattern` (Go's RE2 and ECMAScript read it alike), for settings
+ * that Pulumi validates before running a policy. Durations too long for Go's int64 still pass it:
+ * `parseDuration` catches those.
+ */
+export const DURATION_PATTERN = `^(?:0|(?:(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:${Object.keys(UNIT_MS).join("|")}))+)$`;
+
 /** Go duration -> milliseconds (may be fractional or negative); undefined if malformed. */
 export function parseDuration(text: string): number | undefined {
   if (typeof text !== "string") return undefined;

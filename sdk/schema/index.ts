@@ -8,12 +8,14 @@
 
 export * from "./common";
 export { applyDefaults } from "./defaults";
-export { parseDuration } from "./duration";
+export { DURATION_PATTERN, parseDuration } from "./duration";
 export { BACKEND_PROTOCOLS, BINDING_TYPES, FAILURE_MODES, FILTER_PHASES, MANAGED_PROVIDER } from "./enums";
 export { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
 export {
   isObjectName,
   keyProblem,
+  LABEL_KEY_SCHEMA,
+  LABEL_VALUE_SCHEMA,
   labelValueProblem,
   MAX_NAME_LENGTH,
   metadataIssues,
@@ -85,3 +87,4 @@ export { StatusSchema, statusProblem } from "./status-schema";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
 export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";
 export type { CauseReason, RuleInfo, Severity, Violation } from "./violation";
+export { formatPath, type PathSegment, parsePath } from "./violation";

@@ -10,10 +10,23 @@ import type { CauseReason } from "./violation";
 
 const DNS1123_LABEL = "[a-z0-9](?:[-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(?:\\.${DNS1123_LABEL})*$`);
-const QUALIFIED_NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+const QUALIFIED = "[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?";
+const QUALIFIED_NAME = new RegExp(`^${QUALIFIED}$`);
+const LABEL_VALUE = new RegExp(`^(?:${QUALIFIED})?$`);
+const MAX_LABEL_NAME_LENGTH = 63;
 
 export const MAX_NAME_LENGTH = 253;
+
+/**
+ * Label keys and values as JSON-schema `pattern`s and lengths (Go's RE2 and ECMAScript read them alike), for
+ * settings that name labels, which Pulumi validates before running a policy. A pattern cannot bound the
+ * key's prefix and name separately: `keyProblem` does.
+ */
+export const LABEL_KEY_SCHEMA = {
+  pattern: `^(?:${DNS1123_LABEL}(?:\\.${DNS1123_LABEL})*/)?${QUALIFIED}$`,
+  maxLength: MAX_NAME_LENGTH + 1 + MAX_LABEL_NAME_LENGTH,
+} as const;
+export const LABEL_VALUE_SCHEMA = { pattern: LABEL_VALUE.source, maxLength: MAX_LABEL_NAME_LENGTH } as const;
 
 /** Whether `name` is a DNS-1123 subdomain of at most 253 characters, as object names are. */
 export function isObjectName(name: string): boolean {
@@ -35,14 +48,14 @@ export function keyProblem(key: string): string | undefined {
   const prefix = slash === -1 ? undefined : key.slice(0, slash);
   const name = slash === -1 ? key : key.slice(slash + 1);
   if (prefix !== undefined && nameProblem(prefix)) return `the prefix of key "${key}" ${nameProblem(prefix)}`;
-  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name)) {
+  if (name.length === 0 || name.length > MAX_LABEL_NAME_LENGTH || !QUALIFIED_NAME.test(name)) {
     return `key "${key}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit, optionally after a DNS-1123 prefix and "/" (e.g. "example.dev/team")`;
   }
   return undefined;
 }
 
 export function labelValueProblem(value: string): string | undefined {
-  if (value.length > 63 || !LABEL_VALUE.test(value)) {
+  if (value.length > MAX_LABEL_NAME_LENGTH || !LABEL_VALUE.test(value)) {
     return `value "${value}" must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
   }
   return undefined;

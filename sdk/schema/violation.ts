@@ -47,6 +47,11 @@ export function formatPath(segments: readonly PathSegment[]): string {
   return text;
 }
 
+/** Reads "spec.env[1].name" back as ["spec", "env", 1, "name"]: the inverse of formatPath. */
+export function parsePath(path: string): PathSegment[] {
+  return [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map(([, name, index]) => name ?? Number(index));
+}
+
 /** Builds a violation whose message starts with the path, so it reads on its own in any log or UI. */
 export function violation(
   rule: RuleInfo,

@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POLICIES } from "../../policies/policies";
@@ -85,5 +86,58 @@ describe("the policy pack through `pulumi preview --policy-pack`", () => {
     const lowered = await preview(broken, { "drain-minimum": "advisory" });
     expect(lowered.passed).toBe(true);
     expect(reported(lowered.output, "advisory", "drain-minimum")).toBe(true);
+  });
+
+  it("annotates each violation on the line of the example's program that declares its resource", () => {
+    const project = path.join(copy.dir, "examples/policy-violations");
+    const previewJson = path.join(t.stateDir, "preview.json");
+    const events = path.join(t.stateDir, "events.jsonl");
+    // What the pull-request workflow runs: --event-log needs PULUMI_DEBUG_COMMANDS.
+    const preview = spawnSync(
+      "pulumi",
+      ["preview", "--stack", t.stack.name, "--json", "--event-log", events, "--policy-pack", pack],
+      { cwd: project, env: { ...process.env, ...t.env, PULUMI_DEBUG_COMMANDS: "true" }, maxBuffer: 64 << 20 },
+    );
+    expect(preview.status, String(preview.stderr)).toBe(1);
+    writeFileSync(previewJson, preview.stdout);
+    const report = execFileSync(
+      process.execPath,
+      [
+        path.join(copy.dir, "dist/policies/report/main.js"),
+        ...["--preview", previewJson, "--events", events, "--repository-root", copy.dir],
+      ],
+      { cwd: project, encoding: "utf8", env: { ...process.env, GITHUB_STEP_SUMMARY: "" } },
+    );
+
+    // Each resource of the example is declared on the line that names it: `service("name", …` or `new Kind("name", …`.
+    const declared = new Map<string, number>();
+    for (const [index, line] of readFileSync(path.join(project, "index.ts"), "utf8").split("\n").entries()) {
+      const name = /(?:\bservice|new (?:Proxy|Service|ServiceRevision))\("([^"]+)"/.exec(line)?.[1];
+      if (name !== undefined) declared.set(name, index + 1);
+    }
+    const annotations = [
+      ...report.matchAll(
+        /^::(error|warning) file=([^,]+),line=(\d+),col=\d+,title=([a-z0-9-]+) \[(\w+)\] on ([\w-]+)::/gm,
+      ),
+    ];
+    const placed = annotations.map(([, , file, line, , , resource]) => ({
+      resource,
+      file,
+      line: Number(line),
+    }));
+    expect(placed.length).toBeGreaterThanOrEqual(named("mandatory").length + named("advisory").length);
+    for (const { resource = "", file, line } of placed) {
+      expect({ resource, file, line }).toEqual({
+        resource,
+        file: "examples/policy-violations/index.ts",
+        line: declared.get(resource),
+      });
+    }
+    // Every policy the stack breaks is annotated, at its level: mandatory ones fail the check.
+    const levels = new Map(
+      annotations.map(([, command, , , policy, level]) => [policy, `${command} ${level}`]),
+    );
+    for (const policy of named("mandatory")) expect(levels.get(policy), policy).toBe("error mandatory");
+    for (const policy of named("advisory")) expect(levels.get(policy), policy).toBe("warning advisory");
   });
 });

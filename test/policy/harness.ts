@@ -126,3 +126,23 @@ export async function runStackPolicy(
   );
   return reports;
 }
+
+/**
+ * Runs a policy's `remediateResource` on one resource the way the policy server does; returns the remediated
+ * properties as plain JSON, or undefined when the remediation changes nothing.
+ */
+export async function runRemediation(
+  policy: ResourceValidationPolicy,
+  resource: TestResource,
+  options: RunOptions = {},
+): Promise<Record<string, unknown> | undefined> {
+  if (policy.remediateResource === undefined) throw new Error(`${policy.name} has no remediation`);
+  const args: ResourceValidationArgs = {
+    ...describe(resource, unknownCheckingProxy(structuredClone(resource.props))),
+    stackTags: options.stackTags ?? new Map(),
+    getConfig: <T extends object>() => (options.config ?? {}) as T,
+    notApplicable,
+  };
+  const remediated = await policy.remediateResource(args);
+  return remediated === undefined ? undefined : JSON.parse(JSON.stringify(remediated));
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ORGANISATION_POLICIES } from "../../policies/organisation";
 import { POLICIES } from "../../policies/policies";
 import { UNKNOWN } from "../../sdk/schema";
 import { exampleResource, specWith, VALID_SPECS } from "./fixtures";
@@ -55,9 +56,15 @@ describe("the policy pack", () => {
     for (const name of SECTION_7_RULES) expect(enforcementLevelOf(name), name).toBe("mandatory");
   });
 
-  it("makes exactly the issue's advisory checks advisory, and everything else mandatory", () => {
+  it("makes exactly the issue's advisory checks advisory, the organisation policies disabled, and everything else mandatory", () => {
+    const disabled = ORGANISATION_POLICIES.map(({ policy }) => policy.name);
     for (const { name, enforcementLevel } of POLICIES) {
-      expect(enforcementLevel, name).toBe(ADVISORY_POLICIES.includes(name) ? "advisory" : "mandatory");
+      const expected = ADVISORY_POLICIES.includes(name)
+        ? "advisory"
+        : disabled.includes(name)
+          ? "disabled"
+          : "mandatory";
+      expect(enforcementLevel, name).toBe(expected);
     }
     expect(ADVISORY_POLICIES.filter((name) => enforcementLevelOf(name) === undefined)).toEqual([]);
   });
@@ -66,7 +73,7 @@ describe("the policy pack", () => {
 describe("the pack's README", () => {
   it("lists every policy with its default enforcement level", () => {
     const readme = readFileSync(path.resolve(__dirname, "../../policies/README.md"), "utf8");
-    const rows = [...readme.matchAll(/^\| `([a-z0-9-]+)` +\| (mandatory|advisory) /gm)].map(
+    const rows = [...readme.matchAll(/^\| `([a-z0-9-]+)` +\| (mandatory|advisory|disabled) /gm)].map(
       ([, name, level]) => ({
         name,
         enforcementLevel: level,

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// `exampledev-policy-report`: turns one `pulumi preview --json --event-log <file>` run into GitHub
+// annotations on the program's lines (printed as workflow commands) and a job summary. It exits 0 once it
+// has reported: the preview's own exit status is what fails the check.
+import { appendFileSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { annotation, placement, summary } from "./github";
+import { findings, sourceLocations } from "./preview-results";
+
+const USAGE =
+  "usage: exampledev-policy-report --preview <preview.json> --events <events.jsonl> [--project-dir <dir>] [--repository-root <dir>] [--summary <file>]";
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      preview: { type: "string" },
+      events: { type: "string" },
+      "project-dir": { type: "string", default: process.cwd() },
+      "repository-root": { type: "string", default: process.env.GITHUB_WORKSPACE ?? process.cwd() },
+      summary: { type: "string", default: process.env.GITHUB_STEP_SUMMARY },
+    },
+  });
+  if (values.preview === undefined || values.events === undefined) throw new Error(USAGE);
+  const locations = sourceLocations(readFileSync(values.preview, "utf8"));
+  const found = findings(readFileSync(values.events, "utf8")).map((finding) => {
+    const location = finding.urn === undefined ? undefined : locations.get(finding.urn);
+    const place = location && placement(location, values["project-dir"], values["repository-root"]);
+    return { finding, place };
+  });
+  for (const { finding, place } of found) console.log(annotation(finding, place));
+  if (values.summary) appendFileSync(values.summary, summary(found));
+}
+
+try {
+  main();
+} catch (error: unknown) {
+  console.error(`exampledev-policy-report: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}
