@@ -21,6 +21,9 @@ module=github.com/pulumi/pulumi-kubernetes/provider/v4
 say() { echo "[toolchain] $*" >&2; }
 fail() { say "error: $*"; exit 1; }
 
+# shellcheck source=../lib/go-build-progress.sh
+source "$here/../lib/go-build-progress.sh"
+
 build_plugin() {
   if ! command -v go >/dev/null 2>&1; then
     [[ -x /usr/local/go/bin/go ]] || fail "Go 1.26 or newer is required to build pulumi-kubernetes $version"
@@ -45,11 +48,9 @@ build_plugin() {
   say "building pulumi-resource-kubernetes $version into $bin_dir"
   say "  (first build: about 17 minutes on 2 cores, peak 4.6 GB; later runs reuse the cache)"
   rm "$staging"/{generate.go,schema.json,terraform-mapping.json}
-  # go build -v names each package as it compiles it: one progress line every 100 packages.
   (cd "$staging" && CGO_ENABLED=0 go build -v -trimpath \
     -ldflags "-s -w -X $module/pkg/version.Version=$version" -o "$staging/pulumi-resource-kubernetes" . 2>&1 |
-    awk '{ n++; if (n % 100 == 0) printf "[toolchain]   pulumi-kubernetes: %d packages compiled\n", n > "/dev/stderr" }
-      /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }')
+    go_build_progress pulumi-kubernetes 100)
   [[ -x "$staging/pulumi-resource-kubernetes" ]] || fail "go build did not produce pulumi-resource-kubernetes"
   # Moved into place only once built, so an interrupted build never leaves a half plugin behind.
   mkdir -p "$bin_dir"
