@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Backend, type BackendName, startBackend, totalRss } from "./backends";
 import { batch, body, CONCURRENCY, type LoadResult, OBJECTS, paired, pathOf, request } from "./server-load";
 import { median, round } from "./stats";
-import { startClients } from "./watch-load";
+import { startClients, type WatchCounts } from "./watch-load";
 
 const WATCHES = 100;
 const WATCHED_CREATES = 2_000;
@@ -27,6 +27,8 @@ export interface WatchDelivery {
   events: number;
   /** From the last create's answer to the last event received (undefined: not all arrived in time). */
   lastEventAfterMs: number | undefined;
+  /** Watches answered 200, refused otherwise, and ended by the server (then resumed), as the clients saw. */
+  clients: { opened: number; refused: number; endedByServer: number };
 }
 
 export interface BackendFigures {
@@ -49,6 +51,8 @@ export interface BackendRound {
 async function watchedCreates(backend: Backend): Promise<WatchDelivery> {
   const watchPath = pathOf("ServiceRevision");
   const clients = await startClients(backend.url, WATCHES, "read", watchPath, backend.credentials);
+  let delivery: Omit<WatchDelivery, "clients">;
+  let counts: WatchCounts;
   try {
     const result = await batch(0, WATCHED_CREATES, CONCURRENCY, async (i) => {
       const revision = body("ServiceRevision", `watched-${i}`, REVISION_SPEC);
@@ -61,7 +65,7 @@ async function watchedCreates(backend: Backend): Promise<WatchDelivery> {
       await sleep(20);
       events = (await clients.progress()).events;
     }
-    return {
+    delivery = {
       watches: WATCHES,
       creates: WATCHED_CREATES,
       createsPerSecond: round(WATCHED_CREATES / (result.ms / 1000), 0),
@@ -69,8 +73,10 @@ async function watchedCreates(backend: Backend): Promise<WatchDelivery> {
       lastEventAfterMs: events >= expected ? round(performance.now() - lastCreate, 0) : undefined,
     };
   } finally {
-    await clients.counts();
+    counts = await clients.counts();
   }
+  const { opened, refused, endedByServer } = counts;
+  return { ...delivery, clients: { opened, refused, endedByServer } };
 }
 
 /** `sides` in this order when `turn` is even, reversed when odd. */
