@@ -5,13 +5,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { BACKENDS } from "./backends";
 import { COPIES, measurePatchBlocking, type PatchRound } from "./patch-blocking";
 import type { Variant } from "./programs";
 import { OPERATIONS, type Operation, openStack, type StackOptions, type Timings } from "./pulumi-runs";
+import { benchScale, type ScaleOptions } from "./scale";
 import {
   CONCURRENCY,
   type LoadResult,
   measureServers,
+  medianLoad,
   OBJECTS,
   type ServerRound,
   type Storage,
@@ -22,7 +25,11 @@ import { measureWatches, WATCH_COUNTS, type WatchRound } from "./watch-load";
 const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
                         [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch|event-loop]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
-                        [--package-root <dir>]  (the package under test; default: this one)`;
+                        [--package-root <dir>]  (the package under test; default: this one)
+       npm run bench -- --backends local,kube [--n 200,1000] [--reps 3,1] [--only pulumi|server] [--out <file>]
+                        (the local server against kube-apiserver, and this provider against pulumi-kubernetes;
+                        --n and --reps are lists, --reps matched to --n by position; the first is the server
+                        section's rounds too)`;
 
 const SECTIONS = ["pulumi", "server", "watch", "event-loop"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -37,6 +44,7 @@ function options() {
       only: { type: "string" },
       through: { type: "string", default: "destroy" },
       "package-root": { type: "string" },
+      backends: { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -52,12 +60,17 @@ function options() {
     return value;
   };
   const grace = values["proxy-deletion-grace-ms"];
+  if (values.backends !== undefined) {
+    const scale = scaleOptions(values, positive);
+    return { scale, out: values.out, packageRoot: scale.packageRoot };
+  }
   if (values.only !== undefined && !SECTIONS.includes(values.only as Section))
     throw new Error(`--only: "${values.only}" is none of ${SECTIONS.join(", ")}`);
   // Each operation needs the ones before it (an update needs the stack up), so a round runs a prefix.
   const last = OPERATIONS.indexOf(values.through as Operation);
   if (last === -1) throw new Error(`--through: "${values.through}" is none of ${OPERATIONS.join(", ")}`);
   return {
+    scale: undefined,
     n: positive("n", values.n),
     operations: OPERATIONS.slice(0, last + 1),
     reps: positive("reps", values.reps),
@@ -68,19 +81,33 @@ function options() {
   };
 }
 
-const seconds = (ms: number) => round(ms / 1000, 2);
-
-function medianLoad(results: readonly LoadResult[]): LoadResult {
-  const first = results[0] as LoadResult;
+/** `--backends local,kube`: both backends in one run, `--n` and `--reps` as lists. */
+function scaleOptions(
+  values: { backends?: string; n: string; reps: string; only?: string; "package-root"?: string },
+  positive: (flag: string, text: string) => number,
+): ScaleOptions {
+  const backends = new Set(values.backends?.split(","));
+  if (backends.size !== BACKENDS.length || !BACKENDS.every((name) => backends.has(name)))
+    throw new Error(
+      `--backends: "${values.backends}" is not ${BACKENDS.join(",")} (the comparison needs both)`,
+    );
+  if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
+    throw new Error(`--only: with --backends, pulumi or server, not "${values.only}"`);
+  const ns = values.n.split(",").map((text) => positive("n", text));
+  const reps = values.reps.split(",").map((text) => positive("reps", text));
+  const pulumi = ns.map((n, index) => ({ n, reps: reps[Math.min(index, reps.length - 1)] as number }));
   return {
-    requests: first.requests,
-    concurrency: first.concurrency,
-    // The mean of two middle values prints as 1.4249999999999998 unless rounded.
-    opsPerSecond: round(median(results.map((result) => result.opsPerSecond)), 0),
-    p50Ms: round(median(results.map((result) => result.p50Ms))),
-    p99Ms: round(median(results.map((result) => result.p99Ms))),
+    packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
+    serverReps: reps[0] as number,
+    pulumi: values.only === "server" ? [] : pulumi,
+    server: values.only !== "pulumi",
   };
 }
+
+/** The options of the default sections (no --backends). */
+type Options = Extract<ReturnType<typeof options>, { scale: undefined }>;
+
+const seconds = (ms: number) => round(ms / 1000, 2);
 
 /**
  * One untimed preview of each program: the first CLI run of a benchmark reads the CLI, the language host and
@@ -99,7 +126,7 @@ async function warmUp(opts: Omit<StackOptions, "variant">) {
   console.error("  warmed up: one untimed preview of each program");
 }
 
-async function benchPulumi(opts: ReturnType<typeof options>) {
+async function benchPulumi(opts: Options) {
   const runs: { rep: number; operation: Operation; timings: Record<Variant, number>; loadavg: number }[] = [];
   const stateBytes: Record<Variant, number | undefined>[] = [];
   const tempDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-tmp-"));
@@ -159,7 +186,7 @@ async function benchPulumi(opts: ReturnType<typeof options>) {
   };
 }
 
-async function benchServer(opts: ReturnType<typeof options>) {
+async function benchServer(opts: Options) {
   const rounds: ServerRound[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
     rounds.push(await measureServers(opts.packageRoot));
@@ -195,7 +222,7 @@ async function benchServer(opts: ReturnType<typeof options>) {
   };
 }
 
-async function benchWatches(opts: ReturnType<typeof options>) {
+async function benchWatches(opts: Options) {
   const rounds: WatchRound[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
     rounds.push(await measureWatches(opts.packageRoot));
@@ -332,6 +359,11 @@ async function main(): Promise<void> {
     packageRoot: opts.packageRoot,
   };
   console.error(`benchmarking ${opts.packageRoot}`);
+  if (opts.scale !== undefined) {
+    Object.assign(results, await benchScale(opts.scale));
+    finish(results, opts.out);
+    return;
+  }
   const runs = (section: Section) => opts.only === undefined || opts.only === section;
   if (runs("pulumi")) {
     console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions`);
@@ -357,8 +389,13 @@ async function main(): Promise<void> {
     results.patchBlocking = rounds;
     printPatchBlocking(rounds);
   }
-  writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nEvery figure: ${path.resolve(opts.out)}`);
+  finish(results, opts.out);
+}
+
+function finish(results: Record<string, unknown>, out: string): void {
+  results.loadavgAtEnd = loadavg();
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nEvery figure: ${path.resolve(out)}`);
 }
 
 main().catch((error: unknown) => {

@@ -64,15 +64,17 @@ for (const { kind, name, metadata, spec } of objects()) new Noop(kind, name, { m
  * `@pulumi/pulumi` as the package.
  */
 export function writeProgram(dir: string, variant: Variant, packageRoot: string): void {
+  writeProject(dir, `bench-${variant}`, PROGRAMS[variant], path.join(packageRoot, "node_modules"));
+}
+
+/** A plain-JavaScript Pulumi project in `dir`: `index.js` is `source`, `node_modules` links to `nodeModules`. */
+export function writeProject(dir: string, name: string, source: string, nodeModules: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, "Pulumi.yaml"),
-    `name: bench-${variant}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n`,
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n`,
   );
-  writeFileSync(
-    path.join(dir, "package.json"),
-    JSON.stringify({ name: `bench-${variant}`, private: true, main: "index.js" }),
-  );
-  writeFileSync(path.join(dir, "index.js"), PROGRAMS[variant]);
-  symlinkSync(path.join(packageRoot, "node_modules"), path.join(dir, "node_modules"));
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }));
+  writeFileSync(path.join(dir, "index.js"), source);
+  symlinkSync(nodeModules, path.join(dir, "node_modules"));
 }

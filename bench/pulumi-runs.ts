@@ -1,18 +1,15 @@
 // One benchmark round of a program through the real Pulumi CLI (Automation API, file:// backend in a
 // temporary directory): preview of a new stack, up (create), up after a change to every object (update),
 // destroy. Each round gets a fresh API server and a fresh backend.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
-import { pinnedPulumi } from "../scripts/lib/pulumi";
 import { createClient } from "../sdk/client";
 import { startServer } from "../server";
+import { type Operation, openCliStack } from "./cli-stack";
 import { type Variant, writeProgram } from "./programs";
 
-export const OPERATIONS = ["preview", "up", "update", "destroy"] as const;
-export type Operation = (typeof OPERATIONS)[number];
-export type Timings = Record<Operation, number>;
+export { OPERATIONS, type Operation, type Timings } from "./cli-stack";
 
 export interface StackOptions {
   variant: Variant;
@@ -46,7 +43,6 @@ export async function openStack({
   tempDir,
 }: StackOptions): Promise<BenchStack> {
   const dir = mkdtempSync(path.join(tmpdir(), `exampledev-bench-${variant}-`));
-  mkdirSync(path.join(dir, "backend"));
   const server = await startServer({
     port: 0,
     storage: "memory",
@@ -62,26 +58,14 @@ export async function openStack({
   try {
     const programDir = path.join(dir, "program");
     writeProgram(programDir, variant, packageRoot);
-    const pulumi = await pinnedPulumi(dir, "bench");
-    const stack = await LocalWorkspace.createStack(
-      { stackName: "bench", workDir: programDir },
-      { envVars: { ...pulumi.env, TMPDIR: tempDir }, pulumiCommand: pulumi.command },
-    );
-    await stack.setAllConfig({
-      "exampledev:baseUrl": { value: server.url },
-      n: { value: String(n) },
-      generation: { value: "1" },
+    const { stack, time } = await openCliStack({
+      dir,
+      programDir,
+      label: variant,
+      n,
+      config: { "exampledev:baseUrl": server.url, n: String(n), generation: "1" },
+      env: { TMPDIR: tempDir },
     });
-    // The stack itself is created and deleted with the objects.
-    const expectCount = (what: string, actual: number | undefined, expected = n + 1) => {
-      if (actual !== expected) throw new Error(`${variant} ${what}: ${actual} changes, expected ${expected}`);
-    };
-    const operations: Record<Operation, () => Promise<void>> = {
-      preview: async () => expectCount("preview", (await stack.preview()).changeSummary.create),
-      up: async () => expectCount("up", (await stack.up()).summary.resourceChanges?.create),
-      update: async () => expectCount("update", (await stack.up()).summary.resourceChanges?.update, n),
-      destroy: async () => expectCount("destroy", (await stack.destroy()).summary.resourceChanges?.delete),
-    };
     let stateBytes: number | undefined;
     // What the server holds after an operation (the provider's program only), and the change before update.
     const after: Partial<Record<Operation, () => Promise<void>>> = {
@@ -101,9 +85,7 @@ export async function openStack({
     };
     return {
       async run(operation) {
-        const start = performance.now();
-        await operations[operation]();
-        const elapsed = performance.now() - start;
+        const elapsed = await time(operation);
         await after[operation]?.();
         return elapsed;
       },

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
 import { createClient } from "../sdk/client";
 import { KINDS, type KindName } from "../sdk/schema";
 import { median, percentile, round } from "./stats";
@@ -103,11 +103,24 @@ function summary(batches: readonly Batch[], concurrency: number): LoadResult {
   };
 }
 
+/** The median of each figure over rounds of the same work. */
+export function medianLoad(results: readonly LoadResult[]): LoadResult {
+  const first = results[0] as LoadResult;
+  return {
+    requests: first.requests,
+    concurrency: first.concurrency,
+    // The mean of two middle values prints as 1.4249999999999998 unless rounded.
+    opsPerSecond: round(median(results.map((result) => result.opsPerSecond)), 0),
+    p50Ms: round(median(results.map((result) => result.p50Ms))),
+    p99Ms: round(median(results.map((result) => result.p99Ms))),
+  };
+}
+
 /**
  * The same work on two sides in CHUNKS alternating chunks (A B, B A, ...): per side its figures over all
  * chunks, and the median of the per-chunk throughput ratios first side ÷ second side.
  */
-async function paired<Side extends string>(
+export async function paired<Side extends string>(
   sides: readonly [Side, Side],
   requests: number,
   concurrency: number,
@@ -133,8 +146,13 @@ async function paired<Side extends string>(
   };
 }
 
-export async function request(pool: Pool, method: "GET" | "POST", requestPath: string, payload?: string) {
-  const response = await pool.request({
+export async function request(
+  dispatcher: Dispatcher,
+  method: "GET" | "POST",
+  requestPath: string,
+  payload?: string,
+) {
+  const response = await dispatcher.request({
     method,
     path: requestPath,
     ...(payload !== undefined && { body: payload, headers: { "content-type": "application/json" } }),
@@ -157,12 +175,21 @@ export async function spawnServer(
   packageRoot: string,
   storage: Storage,
   logLevel = "silent",
+  extraArgs: readonly string[] = [],
 ): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
   const storageArgs = storage === "memory" ? ["--memory"] : ["--data", dataDir];
   const child = spawn(
     process.execPath,
-    [path.join(packageRoot, "dist/server/main.js"), "--port", "0", "--log-level", logLevel, ...storageArgs],
+    [
+      path.join(packageRoot, "dist/server/main.js"),
+      "--port",
+      "0",
+      "--log-level",
+      logLevel,
+      ...storageArgs,
+      ...extraArgs,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let output = "";

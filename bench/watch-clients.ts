@@ -2,19 +2,25 @@
 // clients cost little CPU beside the server they measure. `read` connections read every byte and, when the
 // server ends one, watch again from the last resourceVersion they saw (410 Expired: from now), as an
 // informer does; `stall` connections send their request and never read. Prints `ready` once every
-// connection has its answer (`refused` counts those that were not 200), and on SIGTERM one JSON line of
-// counts.
+// connection has its answer (`refused` counts those that were not 200), one JSON line of counts on SIGUSR2,
+// and one more on SIGTERM. An https URL is reached over TLS trusting BENCH_WATCH_CA (PEM), with
+// BENCH_WATCH_TOKEN as the bearer token, as kube-apiserver wants.
 import { connect, type Socket } from "node:net";
+import { connect as connectTls } from "node:tls";
 
 const [url, countText, mode, watchPath] = process.argv.slice(2);
 if (!url || !countText || (mode !== "read" && mode !== "stall") || !watchPath) {
   console.error("usage: watch-clients <url> <count> read|stall <watch path>");
   process.exit(2);
 }
-const { hostname, port } = new URL(url);
+const { hostname, port, protocol } = new URL(url);
+const ca = process.env.BENCH_WATCH_CA;
+const token = process.env.BENCH_WATCH_TOKEN;
+const authorization = token === undefined ? "" : `Authorization: Bearer ${token}\r\n`;
 const LINE_END = Buffer.from("}\n");
 const counts = { opened: 0, events: 0, endedByServer: 0, refused: 0 };
 
+const RETRY_AFTER_MS = 1_000;
 const RESOURCE_VERSION = /"resourceVersion":"(\d+)"/;
 
 /** The resourceVersion of the last whole event in `text`, if any (read only when a watch is resumed). */
@@ -26,9 +32,12 @@ function lastVersion(text: string): string | undefined {
 }
 
 function open(resourceVersion: string | undefined, onAnswer: () => void): void {
-  const socket: Socket = connect(Number(port), hostname);
+  const socket: Socket =
+    protocol === "https:"
+      ? connectTls({ port: Number(port), host: hostname, ...(ca !== undefined && { ca }) })
+      : connect(Number(port), hostname);
   const query = resourceVersion === undefined ? "" : `&resourceVersion=${resourceVersion}`;
-  socket.write(`GET ${watchPath}?watch=true${query} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+  socket.write(`GET ${watchPath}?watch=true${query} HTTP/1.1\r\nHost: ${hostname}\r\n${authorization}\r\n`);
   let head = "";
   let tail: Buffer | undefined;
   let ready = false;
@@ -37,6 +46,12 @@ function open(resourceVersion: string | undefined, onAnswer: () => void): void {
       head += chunk.toString("latin1");
       if (!head.includes("\r\n")) return;
       ready = true;
+      if (head.startsWith("HTTP/1.1 429")) {
+        // kube-apiserver's answer while a new kind's watch cache fills: asked again after its Retry-After.
+        socket.destroy();
+        setTimeout(() => open(resourceVersion, onAnswer), RETRY_AFTER_MS);
+        return;
+      }
       onAnswer();
       if (!head.startsWith("HTTP/1.1 200")) {
         counts.refused++;
@@ -70,6 +85,7 @@ for (let i = 0; i < total; i++) {
 }
 // Alive until told to stop, even once the server has closed every connection.
 const keepAlive = setInterval(() => {}, 60_000);
+process.on("SIGUSR2", () => console.log(JSON.stringify(counts)));
 process.on("SIGTERM", () => {
   clearInterval(keepAlive);
   stopping = true;

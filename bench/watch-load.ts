@@ -50,16 +50,43 @@ export interface WatchRound {
   stalled: StalledFigures;
 }
 
-interface Clients {
-  child: ChildProcess;
-  counts: () => Promise<{ opened: number; events: number; endedByServer: number; refused: number }>;
+export interface WatchCounts {
+  opened: number;
+  events: number;
+  endedByServer: number;
+  refused: number;
 }
 
-async function startClients(url: string, count: number, mode: "read" | "stall"): Promise<Clients> {
+interface Clients {
+  child: ChildProcess;
+  /** The counts so far; the clients go on watching. */
+  progress: () => Promise<WatchCounts>;
+  /** Stops the clients: their final counts. */
+  counts: () => Promise<WatchCounts>;
+}
+
+/** The CA and bearer token a server over TLS wants (kube-apiserver); none for the local server. */
+export interface WatchCredentials {
+  ca?: string;
+  token?: string;
+}
+
+export async function startClients(
+  url: string,
+  count: number,
+  mode: "read" | "stall",
+  watchPath = pathOf("Proxy"),
+  credentials: WatchCredentials = {},
+): Promise<Clients> {
+  const env = {
+    ...process.env,
+    ...(credentials.ca !== undefined && { BENCH_WATCH_CA: credentials.ca }),
+    ...(credentials.token !== undefined && { BENCH_WATCH_TOKEN: credentials.token }),
+  };
   const child = spawn(
     process.execPath,
-    [path.join(__dirname, "watch-clients.js"), url, String(count), mode, pathOf("Proxy")],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    [path.join(__dirname, "watch-clients.js"), url, String(count), mode, watchPath],
+    { stdio: ["ignore", "pipe", "inherit"], env },
   );
   let output = "";
   child.stdout?.on("data", (chunk) => {
@@ -72,8 +99,15 @@ async function startClients(url: string, count: number, mode: "read" | "stall"):
       );
     await sleep(50);
   }
+  const lines = () => output.split("\n").length;
   return {
     child,
+    progress: async () => {
+      const before = lines();
+      child.kill("SIGUSR2");
+      while (lines() === before) await sleep(10);
+      return JSON.parse(output.split("\n").at(-2) ?? "{}");
+    },
     counts: async () => {
       const exited = once(child, "exit");
       child.kill("SIGTERM");

@@ -20,6 +20,8 @@ fail() { say "error: $*"; exit 1; }
 
 # shellcheck source=../lib/as-root.sh
 source "$here/../lib/as-root.sh"
+# shellcheck source=../lib/go-build-progress.sh
+source "$here/../lib/go-build-progress.sh"
 
 # Debian's etcd 3.4 is one that kube-apiserver 1.35 accepts (it needs the v3 API only). The tests start their
 # own etcd on loopback ports, so the package's own service (on :2379) is stopped and kept from starting at boot.
@@ -69,11 +71,8 @@ build() {
     started=$SECONDS
     say "building $name $version from Go modules into $bin_dir"
     say "  (${estimate[$name]} on 2 cores, plus module downloads; later runs reuse the cache)"
-    # go build -v names each package as it compiles it: one progress line every 200 packages.
     (cd "$here/kube" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" \
-      -o "$staging/$name" "k8s.io/kubernetes/cmd/$name" 2>&1 |
-      NAME=$name awk '{ n++; if (n % 200 == 0) printf "[toolchain]   %s: %d packages compiled\n", ENVIRON["NAME"], n > "/dev/stderr" }
-        /^(go: |#|.*\.go:[0-9]+)/ { print > "/dev/stderr" }')
+      -o "$staging/$name" "k8s.io/kubernetes/cmd/$name" 2>&1 | go_build_progress "$name" 200)
     [[ -x "$staging/$name" ]] || fail "go build did not produce $name"
     # Moved into place only once built, so an interrupted build never leaves a half toolchain behind.
     mkdir -p "$bin_dir"

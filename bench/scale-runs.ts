@@ -1,0 +1,146 @@
+// Pulumi preview, up and destroy of the same N objects by three contenders, through the real CLI: this
+// provider against the local server, this provider against kube-apiserver, and pulumi-kubernetes (the peer)
+// against the same kube-apiserver. Each round gets fresh stacks (file:// backends); the servers and the
+// PULUMI_HOME (the peer's plugin installed from its file) serve the whole run. Each operation runs on the
+// three back to back, which one first rotating, so all meet the same load; the figures are medians and the
+// ratios medians of each triple's ratios.
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
+import path from "node:path";
+import type { Backend } from "./backends";
+import { type CliStack, type Operation, openCliStack } from "./cli-stack";
+import type { PeerToolchain } from "./peer-toolchain";
+import { type ScaleProgram, writeScaleProgram } from "./scale-programs";
+import { median, round } from "./stats";
+
+export const SCALE_OPERATIONS = ["preview", "up", "destroy"] as const satisfies readonly Operation[];
+export type ScaleOperation = (typeof SCALE_OPERATIONS)[number];
+
+/** This provider on each backend, and the peer on kube. */
+export const CONTENDERS = ["local", "kube", "peer"] as const;
+export type Contender = (typeof CONTENDERS)[number];
+
+/**
+ * The peer's client-side rate limit (client-go's token bucket; 50 qps, burst 120 by default). This
+ * provider has none: its requests are bounded only by the engine's parallelism (4 × GOMAXPROCS steps at
+ * once), which bounds the peer's too. So the peer's limit is set where it never throttles either.
+ */
+export const PEER_CLIENT_LIMITS = { PULUMI_K8S_CLIENT_QPS: "10000", PULUMI_K8S_CLIENT_BURST: "10000" };
+
+export interface ScaleContext {
+  packageRoot: string;
+  local: Backend;
+  kube: Backend;
+  peer: PeerToolchain;
+  /** The CLI's TMPDIR and PULUMI_HOME, one each for the whole run. */
+  tempDir: string;
+  pulumiHome: string;
+  /** Holds each round's stacks. */
+  workDir: string;
+}
+
+export interface ScaleRun {
+  n: number;
+  rep: number;
+  operation: ScaleOperation;
+  /** Milliseconds. */
+  timings: Record<Contender, number>;
+  loadavg: number;
+}
+
+export interface ScaleFigures {
+  n: number;
+  reps: number;
+  runs: ScaleRun[];
+  /** Seconds, per operation. */
+  medians: Record<Contender, Record<ScaleOperation, number>>;
+  /** Medians of the per-triple ratios: kube ÷ local (this provider), kube ÷ peer (both on kube). */
+  ratios: { kubeOverLocal: Record<ScaleOperation, number>; providerOverPeer: Record<ScaleOperation, number> };
+}
+
+function stackSettings(contender: Contender, context: ScaleContext, n: number) {
+  const program: ScaleProgram = contender === "peer" ? "peer" : "provider";
+  const backend = contender === "local" ? context.local : context.kube;
+  // The provider and the peer share kube-apiserver: their objects differ by prefix (of the same length).
+  const config: Record<string, string> = { n: String(n), prefix: contender === "peer" ? "k8" : "ex" };
+  if (contender === "peer") config["kubernetes:kubeconfig"] = backend.kubeconfig as string;
+  else Object.assign(config, backend.providerConfig);
+  const env = {
+    TMPDIR: context.tempDir,
+    PULUMI_HOME: context.pulumiHome,
+    ...(contender === "peer" && PEER_CLIENT_LIMITS),
+  };
+  return { program, config, env };
+}
+
+/** A fresh stack of the contender, in a directory of its own that `close` removes. */
+async function openContender(contender: Contender, context: ScaleContext, n: number) {
+  const dir = mkdtempSync(path.join(context.workDir, `${contender}-`));
+  const { program, config, env } = stackSettings(contender, context, n);
+  const programDir = path.join(dir, "program");
+  const nodeModules =
+    program === "peer" ? context.peer.nodeModules : path.join(context.packageRoot, "node_modules");
+  writeScaleProgram(programDir, program, nodeModules);
+  const stack: CliStack = await openCliStack({ dir, programDir, label: contender, n, config, env });
+  return { ...stack, close: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+type ContenderStack = Awaited<ReturnType<typeof openContender>>;
+
+/** `CONTENDERS` rotated left by `turn`. */
+function rotated(turn: number): Contender[] {
+  const shift = turn % CONTENDERS.length;
+  return [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
+}
+
+/**
+ * One untimed preview of each contender: the first CLI run reads the CLI, the plugins and node_modules from
+ * disk and fills Node's compile cache, which a user pays once; without it, whoever went first paid it.
+ */
+export async function warmUpContenders(context: ScaleContext, n: number): Promise<void> {
+  for (const contender of CONTENDERS) {
+    const stack = await openContender(contender, context, n);
+    await stack.time("preview");
+    stack.close();
+  }
+  console.error("  warmed up: one untimed preview of each contender");
+}
+
+export async function measurePulumiScale(context: ScaleContext, n: number, reps: number) {
+  const runs: ScaleRun[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const stacks = {} as Record<Contender, ContenderStack>;
+    for (const contender of CONTENDERS) stacks[contender] = await openContender(contender, context, n);
+    for (const [index, operation] of SCALE_OPERATIONS.entries()) {
+      const timings = {} as Record<Contender, number>;
+      for (const contender of rotated(rep + index))
+        timings[contender] = await stacks[contender].time(operation);
+      runs.push({ n, rep, operation, timings, loadavg: round(loadavg()[0] ?? 0, 1) });
+      const seconds = CONTENDERS.map((name) => `${name} ${round(timings[name] / 1000, 2)}s`).join(", ");
+      console.error(
+        `  N=${n} rep ${rep + 1}/${reps} ${operation.padEnd(7)} ${seconds} (load average ${runs.at(-1)?.loadavg})`,
+      );
+    }
+    for (const stack of Object.values(stacks)) stack.close();
+  }
+  const of = (operation: ScaleOperation) => runs.filter((run) => run.operation === operation);
+  const perOperation = (value: (operation: ScaleOperation) => number) =>
+    Object.fromEntries(SCALE_OPERATIONS.map((operation) => [operation, value(operation)])) as Record<
+      ScaleOperation,
+      number
+    >;
+  const medianOf = (contender: Contender) =>
+    perOperation((operation) => round(median(of(operation).map((run) => run.timings[contender])) / 1000, 2));
+  const ratio = (over: Contender, under: Contender) =>
+    perOperation((operation) =>
+      round(median(of(operation).map((run) => run.timings[over] / run.timings[under])), 2),
+    );
+  const figures: ScaleFigures = {
+    n,
+    reps,
+    runs,
+    medians: { local: medianOf("local"), kube: medianOf("kube"), peer: medianOf("peer") },
+    ratios: { kubeOverLocal: ratio("kube", "local"), providerOverPeer: ratio("kube", "peer") },
+  };
+  return figures;
+}

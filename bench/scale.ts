@@ -1,0 +1,226 @@
+// `npm run bench -- --backends local,kube`: the local server against the project's API on kube-apiserver
+// (backend-load.ts), and Pulumi runs of this provider on both against pulumi-kubernetes on kube
+// (scale-runs.ts), printed as one table of rows by backend with ratios.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type BackendRound, measureBackends } from "./backend-load";
+import { type Backend, type BackendName, startBackend, totalRss } from "./backends";
+import { installPeerPlugin, PEER_VERSION, peerToolchain } from "./peer-toolchain";
+import {
+  CONTENDERS,
+  measurePulumiScale,
+  PEER_CLIENT_LIMITS,
+  SCALE_OPERATIONS,
+  type ScaleContext,
+  type ScaleFigures,
+  warmUpContenders,
+} from "./scale-runs";
+import { CONCURRENCY, medianLoad, OBJECTS } from "./server-load";
+import { median, round, table } from "./stats";
+
+export interface ScaleOptions {
+  packageRoot: string;
+  /** Rounds of the server section. */
+  serverReps: number;
+  /** Pulumi runs: each N with its repetitions. */
+  pulumi: readonly { n: number; reps: number }[];
+  server: boolean;
+}
+
+export async function benchBackends(packageRoot: string, reps: number) {
+  const rounds: BackendRound[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    rounds.push(await measureBackends(packageRoot, rep));
+    console.error(`  rep ${rep + 1}/${reps} measured (load average ${rounds.at(-1)?.loadavg})`);
+  }
+  const of = (name: BackendName) => rounds.map((run) => run.backends[name]);
+  const summarize = (name: BackendName) => ({
+    startMs: round(median(of(name).map((run) => run.startMs)), 0),
+    rssStartedMb: round(median(of(name).map((run) => totalRss(run.rssStartedMb))), 1),
+    rssMb: round(median(of(name).map((run) => totalRss(run.rssMb))), 1),
+    /** Per process, of the last round. */
+    rssByProcess: of(name).at(-1)?.rssMb ?? {},
+    create: medianLoad(of(name).map((run) => run.create)),
+    fullListMs: round(median(of(name).map((run) => run.fullListMs)), 1),
+    pagedList: medianLoad(of(name).map((run) => run.pagedList)),
+    watchCreatesPerSecond: round(median(of(name).map((run) => run.watch.createsPerSecond)), 0),
+    // Over the rounds whose watches received every event within the wait.
+    lastEventAfterMs: round(median(of(name).flatMap((run) => run.watch.lastEventAfterMs ?? [])), 0),
+    watchEvents: of(name).map((run) => `${run.watch.events}/${run.watch.watches * run.watch.creates}`),
+  });
+  const ratio = (pick: (run: BackendRound) => number) => round(median(rounds.map(pick)), 2);
+  return {
+    rounds,
+    medians: { local: summarize("local"), kube: summarize("kube") },
+    kubeOverLocal: {
+      create: ratio((run) => run.kubeOverLocal.create),
+      pagedList: ratio((run) => run.kubeOverLocal.pagedList),
+      fullList: ratio((run) => run.kubeOverLocal.fullList),
+    },
+  };
+}
+
+type BackendFiguresSummary = Awaited<ReturnType<typeof benchBackends>>;
+
+async function benchPulumiScale(options: ScaleOptions): Promise<ScaleFigures[]> {
+  const peer = peerToolchain();
+  const workDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-scale-"));
+  const started: Backend[] = [];
+  try {
+    const pulumiHome = path.join(workDir, "pulumi-home");
+    installPeerPlugin(peer, pulumiHome);
+    const local = await startBackend("local", options.packageRoot);
+    started.push(local);
+    const kube = await startBackend("kube", options.packageRoot);
+    started.push(kube);
+    const context: ScaleContext = {
+      packageRoot: options.packageRoot,
+      local,
+      kube,
+      peer,
+      tempDir: mkdtempSync(path.join(workDir, "tmp-")),
+      pulumiHome,
+      workDir,
+    };
+    const first = options.pulumi[0];
+    if (first !== undefined) await warmUpContenders(context, first.n);
+    const figures: ScaleFigures[] = [];
+    for (const { n, reps } of options.pulumi) figures.push(await measurePulumiScale(context, n, reps));
+    return figures;
+  } finally {
+    for (const backend of started) await backend.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** `a ÷ b` as printed: two decimals and the sign. */
+const times = (value: number) => (Number.isNaN(value) ? "" : `${value}×`);
+
+function printScale(server: BackendFiguresSummary | undefined, pulumi: readonly ScaleFigures[]): void {
+  console.log(
+    "\nScale: the local server (one Node process) and the project's API on kube-apiserver (etcd + " +
+      "kube-apiserver + the Node process serving the admission webhook), fresh for each round; medians. " +
+      "'kube ÷ local' is kube's cost over local's (above 1: local is cheaper), 'provider ÷ peer' this " +
+      "provider's time over pulumi-kubernetes' on the same kube-apiserver (below 1: this provider is faster).",
+  );
+  const rows: (string | number)[][] = [
+    ["row", "local", "kube", `pulumi-kubernetes ${PEER_VERSION} on kube`, "kube ÷ local", "provider ÷ peer"],
+  ];
+  if (server !== undefined) {
+    const { local, kube } = server.medians;
+    const costRatio = (a: number, b: number) => times(round(b / a, 2));
+    rows.push(
+      ["start to ready (ms)", local.startMs, kube.startMs, "", costRatio(local.startMs, kube.startMs), ""],
+      [
+        "RSS once ready (MB)",
+        local.rssStartedMb,
+        kube.rssStartedMb,
+        "",
+        costRatio(local.rssStartedMb, kube.rssStartedMb),
+        "",
+      ],
+      [
+        `create ${OBJECTS / 1000}k Proxies, concurrency ${CONCURRENCY} (/s)`,
+        local.create.opsPerSecond,
+        kube.create.opsPerSecond,
+        "",
+        times(server.kubeOverLocal.create),
+        "",
+      ],
+      [
+        "  create p50 / p99 (ms)",
+        `${local.create.p50Ms} / ${local.create.p99Ms}`,
+        `${kube.create.p50Ms} / ${kube.create.p99Ms}`,
+        "",
+        "",
+        "",
+      ],
+      [
+        `full list of ${OBJECTS / 1000}k (ms)`,
+        local.fullListMs,
+        kube.fullListMs,
+        "",
+        times(server.kubeOverLocal.fullList),
+        "",
+      ],
+      [
+        "list, page of 100 of 10k, p50 (ms)",
+        local.pagedList.p50Ms,
+        kube.pagedList.p50Ms,
+        "",
+        times(server.kubeOverLocal.pagedList),
+        "",
+      ],
+      [
+        "creates with 100 watches reading (/s)",
+        local.watchCreatesPerSecond,
+        kube.watchCreatesPerSecond,
+        "",
+        costRatio(kube.watchCreatesPerSecond, local.watchCreatesPerSecond),
+        "",
+      ],
+      [
+        "  last event after last create (ms)",
+        local.lastEventAfterMs,
+        kube.lastEventAfterMs,
+        "",
+        costRatio(local.lastEventAfterMs, kube.lastEventAfterMs),
+        "",
+      ],
+      [
+        `RSS after ${OBJECTS / 1000}k (MB)`,
+        local.rssMb,
+        kube.rssMb,
+        "",
+        costRatio(local.rssMb, kube.rssMb),
+        "",
+      ],
+    );
+  }
+  for (const figures of pulumi) {
+    for (const operation of SCALE_OPERATIONS) {
+      rows.push([
+        `pulumi ${operation}, N=${figures.n} (s, ${figures.reps} rep${figures.reps === 1 ? "" : "s"})`,
+        ...CONTENDERS.map((contender) => figures.medians[contender][operation]),
+        times(figures.ratios.kubeOverLocal[operation]),
+        times(figures.ratios.providerOverPeer[operation]),
+      ]);
+    }
+  }
+  console.log(table(rows));
+  if (server !== undefined) {
+    const processes = Object.entries(server.medians.kube.rssByProcess)
+      .map(([name, mb]) => `${name} ${mb}`)
+      .join(", ");
+    console.log(`kube's RSS after ${OBJECTS / 1000}k by process (MB, last round): ${processes}`);
+    console.log(
+      `watch events received of expected, per round: local ${server.medians.local.watchEvents.join(", ")}; ` +
+        `kube ${server.medians.kube.watchEvents.join(", ")}`,
+    );
+  }
+  if (pulumi.length > 0) {
+    console.log(
+      `pulumi-kubernetes client limits: ${Object.entries(PEER_CLIENT_LIMITS)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(", ")} (this provider has none; the engine runs 4 × GOMAXPROCS steps at once for both)`,
+    );
+  }
+}
+
+export async function benchScale(options: ScaleOptions): Promise<Record<string, unknown>> {
+  let server: BackendFiguresSummary | undefined;
+  if (options.server) {
+    console.error(`Backends: local and kube, ${options.serverReps} rounds`);
+    server = await benchBackends(options.packageRoot, options.serverReps);
+  }
+  let pulumi: ScaleFigures[] = [];
+  if (options.pulumi.length > 0) {
+    console.error(
+      `Pulumi runs on both backends and the peer: ${options.pulumi.map(({ n, reps }) => `N=${n} × ${reps}`).join(", ")}`,
+    );
+    pulumi = await benchPulumiScale(options);
+  }
+  printScale(server, pulumi);
+  return { backends: server, pulumi, peer: { version: PEER_VERSION, clientLimits: PEER_CLIENT_LIMITS } };
+}
