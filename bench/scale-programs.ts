@@ -37,9 +37,9 @@ const SOURCES: Record<ScaleProgram, string> = {
 const exampledev = require("@exampledev/pulumi");
 for (const { kind, name, metadata, spec } of objects()) new exampledev[kind](name, { metadata, spec });
 `,
-  // pulumi-kubernetes deletes in the foreground by default, which only the garbage collector of
-  // kube-controller-manager completes (none runs here); this provider asks for the server's default,
-  // background, which the annotation asks of the peer too.
+  // pulumi-kubernetes deletes in the foreground by default, which waits on the garbage collector for
+  // dependents; this provider asks for the server's default, background, which the annotation asks of the
+  // peer too, so both delete alike.
   peer: `${OBJECTS}
 const k8s = require("@pulumi/kubernetes");
 const apiVersions = ${API_VERSIONS};
