@@ -81,6 +81,18 @@ function interruptible(client: ListWatchClient<Revision>) {
   };
 }
 
+/** A synced informer over a watch the test can break, with "a" listed and its first watch open. */
+async function watchingOne() {
+  const { client, create } = await setUp();
+  await create("a");
+  const watches = interruptible(client.serviceRevisions);
+  const { informer, calls } = recorded(watches.client);
+  informer.start();
+  await informer.synced();
+  await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+  return { client, create, watches, informer, calls };
+}
+
 describe("the informer", () => {
   it("lists in pages, is synced with every object added, then follows creates, updates and deletes", async () => {
     const { client, create } = await setUp();
@@ -102,13 +114,7 @@ describe("the informer", () => {
   });
 
   it("resumes a broken watch from the version it reached, without listing again", async () => {
-    const { client, create } = await setUp();
-    await create("a");
-    const watches = interruptible(client.serviceRevisions);
-    const { informer, calls } = recorded(watches.client);
-    informer.start();
-    await informer.synced();
-    await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+    const { create, watches, informer, calls } = await watchingOne();
     const reached = informer.resourceVersion;
     const release = watches.hold();
     await create("b");
@@ -200,13 +206,7 @@ describe("the informer", () => {
   });
 
   it("does not bring back what it deleted when older events of it arrive late", async () => {
-    const { client, create } = await setUp();
-    await create("a");
-    const watches = interruptible(client.serviceRevisions);
-    const { informer, calls } = recorded(watches.client);
-    informer.start();
-    await informer.synced();
-    await vi.waitFor(() => expect(watches.watched).toHaveLength(1));
+    const { client, create, watches, informer, calls } = await watchingOne();
     const release = watches.hold();
     await client.serviceRevisions.patch("a", { metadata: { labels: { late: "yes" } } }, { type: "merge" });
     await client.serviceRevisions.delete("a");
