@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "../../sdk/client";
 import { providerSource } from "../../sdk/resources/provider-source";
 import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
@@ -182,6 +182,10 @@ describe.each(BACKENDS)("the provider through the real Pulumi CLI, on the %s ser
     expect(destroy.summary.result).toBe("succeeded");
     expect(await client.proxies.listAll()).toEqual([]);
     expect(await client.services.listAll()).toEqual([]);
-    expect(await client.serviceRevisions.listAll()).toEqual([]);
+    // A Service's revisions go with it through the garbage collector, which works after the delete.
+    await vi.waitFor(async () => expect(await client.serviceRevisions.listAll()).toEqual([]), {
+      timeout: 30_000,
+      interval: 250,
+    });
   });
 });
