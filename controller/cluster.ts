@@ -41,6 +41,10 @@ export interface Cluster {
 
 type AnyResourceClient = ResourceClient<KubeObject, KubeObject>;
 
+/** The controller's writes are its own in managedFields, as kube-controller-manager's are. */
+export const CONTROLLER_FIELD_MANAGER = "exampledev-controller";
+const WRITES = { fieldManager: CONTROLLER_FIELD_MANAGER };
+
 /** The cluster behind `client`: one informer per kind. */
 export function clusterOf(client: Client, options: InformerOptions = {}): Cluster {
   const services = new Informer<KubeObject>(client.services as unknown as AnyResourceClient, options);
@@ -83,9 +87,10 @@ function cachedKind(
     list: () => informer.list(),
     addHandlers: (handlers) => informer.addHandlers(handlers),
     withSecrets: (object) => secrets.joined(object),
-    create: async (object) => assumed(await client.create(object)),
-    replace: async (object) => assumed(await client.replace(object.metadata.name, object)),
-    replaceStatus: async (object) => assumed(await client.replaceStatus(object.metadata.name, object)),
+    create: async (object) => assumed(await client.create(object, WRITES)),
+    replace: async (object) => assumed(await client.replace(object.metadata.name, object, WRITES)),
+    replaceStatus: async (object) =>
+      assumed(await client.replaceStatus(object.metadata.name, object, WRITES)),
     async delete(name, uid) {
       try {
         const terminating = await client.delete(name, uid === undefined ? {} : { preconditions: { uid } });
