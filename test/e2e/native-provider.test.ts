@@ -1,6 +1,6 @@
 // The native package as a user runs it: the plugin installed with `pulumi plugin install` (into the test's
 // own PULUMI_HOME), a TypeScript program on `@exampledev/pulumi/native`, the real CLI through the Automation
-// API, and the local API server.
+// API, and the local API server or kube-apiserver (test/helpers/backends.ts).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,10 +8,10 @@ import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPlugin } from "../../scripts/native/plugin-install";
-import { type Client, createClient } from "../../sdk/client";
+import type { Client } from "../../sdk/client";
 import { NATIVE_TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { PLACEHOLDERS } from "../../sdk/schema";
-import { type RunningServer, startServer } from "../../server";
+import { BACKENDS, type Backend, startBackend } from "../helpers/backends";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 
@@ -37,8 +37,8 @@ const timed = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
   }
 };
 
-describe("the native plugin through the real Pulumi CLI", () => {
-  let server: RunningServer;
+describe.each(BACKENDS)("the native plugin through the real Pulumi CLI, on the %s server", (backendName) => {
+  let backend: Backend;
   let client: Client;
   let registry: Registry;
   let t: TestStack;
@@ -47,11 +47,8 @@ describe("the native plugin through the real Pulumi CLI", () => {
   const onOutput = (line: string) => printed.push(line);
 
   beforeAll(async () => {
-    [server, registry] = await Promise.all([
-      startServer({ port: 0, storage: "memory", logLevel: "warn" }),
-      startRegistry(),
-    ]);
-    client = createClient({ baseUrl: server.url });
+    [backend, registry] = await Promise.all([startBackend(backendName), startRegistry()]);
+    client = backend.client;
     digest = await pushArtifact(registry, { path: "team/native", tag: "v1", content: "native bundle" });
     // A run that was killed leaves its stack config behind; start from none.
     rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
@@ -59,7 +56,7 @@ describe("the native plugin through the real Pulumi CLI", () => {
     // As a user would, but into the test's PULUMI_HOME: the machine's plugin cache is left alone.
     await timed("plugin install", async () => installPlugin(t.env));
     await t.stack.setAllConfig({
-      "exampledev:baseUrl": { value: server.url },
+      ...backend.config,
       repo: { value: registry.repo("team/native") },
       digest: { value: digest },
       apiKey: { value: SECRETS.apiKey, secret: true },
@@ -68,8 +65,7 @@ describe("the native plugin through the real Pulumi CLI", () => {
 
   afterAll(async () => {
     await t?.dispose();
-    await client?.close();
-    await Promise.all([server?.close(), registry?.stop()]);
+    await Promise.all([backend?.close(), registry?.stop()]);
   });
 
   const up = async () => {
@@ -226,7 +222,7 @@ describe("the native plugin through the real Pulumi CLI", () => {
       symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
       imported = await createTestStack(project, { stackName: "imported" });
       installPlugin(imported.env);
-      await imported.stack.setConfig("exampledev:baseUrl", { value: server.url });
+      await imported.stack.setAllConfig(backend.config);
       const result = await timed("import", () =>
         imported.stack.import({
           resources: [
