@@ -10,9 +10,9 @@ import type { Expected, WriteContext, WriteOptions, WriteStrategy } from "./type
 
 /** Server-side apply as FIELD_MANAGER (`exampledev:serverSideApply`). */
 export class ServerSideApply implements WriteStrategy {
-  /** `force`: take over fields other managers own (`exampledev:serverSideApplyForce`). */
   private readonly post: PostPut;
 
+  /** `force`: take over fields other managers own (`exampledev:serverSideApplyForce`). */
   constructor(
     private readonly context: WriteContext,
     private readonly force: boolean,
@@ -21,13 +21,20 @@ export class ServerSideApply implements WriteStrategy {
   }
 
   /**
-   * A POST, as FIELD_MANAGER: Kubernetes has no apply that only creates (an apply merges into an object that
-   * holds the name, and one naming a uid never creates), and a create must never take over another stack's
-   * object. The POST's `Update` entry becomes the provider's `Apply` entry at its first apply
-   * (`ownershipMigration`).
+   * A POST as FIELD_MANAGER, then its `Update` entry made the provider's `Apply` entry (`ownershipMigration`),
+   * so the object is managed by apply from the start. Kubernetes has no apply that only creates (an apply
+   * merges into an object that holds the name, and one naming a uid never creates), and a create must never
+   * take over another stack's object. If the second step fails, the object is this stack's by its token:
+   * the next `up` finds it (409, then the token) and moves the entry then.
    */
-  create(inputs: ObjectInputs, createToken: string, options: WriteOptions): Promise<AnyObject> {
-    return this.post.create(inputs, createToken, options);
+  async create(inputs: ObjectInputs, createToken: string, options: WriteOptions): Promise<AnyObject> {
+    const created = await this.post.create(inputs, createToken, options);
+    if (options.dryRun) return created;
+    const { kind, accessor } = this.context;
+    const expected = { uid: created.metadata.uid, createToken };
+    return retryOnConflict(async () =>
+      this.ownedByApply(await writeTarget(kind, accessor, inputs.metadata.name, expected)),
+    );
   }
 
   /**
@@ -45,16 +52,8 @@ export class ServerSideApply implements WriteStrategy {
     const name = inputs.metadata.name;
     const force = this.force || options.adopting === true;
     return retryOnConflict(async () => {
-      let current = await writeTarget(kind, accessor, name, expected);
-      const migration = options.dryRun ? undefined : ownershipMigration(current);
-      if (migration !== undefined) {
-        const { resourceVersion } = current.metadata;
-        current = await accessor.patch(
-          name,
-          { metadata: { resourceVersion, managedFields: migration } },
-          { type: "merge", fieldManager: FIELD_MANAGER },
-        );
-      }
+      const target = await writeTarget(kind, accessor, name, expected);
+      const current = options.dryRun ? target : await this.ownedByApply(target);
       const body = apiObject(kind, KINDS[kind].apiVersion, inputs, {
         uid: current.metadata.uid,
         resourceVersion: current.metadata.resourceVersion,
@@ -74,6 +73,18 @@ export class ServerSideApply implements WriteStrategy {
       // Only the provider's own earlier writes hold the fields: take them over.
       return apply(true);
     });
+  }
+
+  /** `current` with the provider's own `Update` entries merged into its `Apply` entry (one PATCH, if any). */
+  private async ownedByApply(current: AnyObject): Promise<AnyObject> {
+    const migration = ownershipMigration(current);
+    if (migration === undefined) return current;
+    const { name, resourceVersion } = current.metadata;
+    return this.context.accessor.patch(
+      name,
+      { metadata: { resourceVersion, managedFields: migration } },
+      { type: "merge", fieldManager: FIELD_MANAGER },
+    );
   }
 
   private options(options: WriteOptions) {

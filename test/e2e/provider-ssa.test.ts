@@ -74,8 +74,8 @@ describe.each(BACKENDS)(
         object.metadata.managedFields?.map(({ manager, operation }) => [manager, operation]);
       await up();
       const created = await stored();
-      // Created by POST, the one write that never takes over an object holding the name.
-      expect(managers(created)).toEqual([["pulumi-exampledev", "Update"]]);
+      // Created by POST (the one write that never takes over an object holding the name), then made its apply's.
+      expect(managers(created)).toEqual([["pulumi-exampledev", "Apply"]]);
       expect(created.metadata.annotations?.[CREATE_TOKEN_ANNOTATION]).toEqual(expect.any(String));
 
       await t.stack.setConfig("drainTimeout", { value: "15s" });

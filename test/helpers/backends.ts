@@ -1,12 +1,12 @@
 // The two servers the provider's e2e tests run against: the local server (the controller embedded), and
 // kube-apiserver with the CRDs and the admission webhook (kube/api.ts) with the same controller running as
 // a client of it, in this process. A test sees one shape: the provider's settings and an admin client.
-import { Pool } from "undici";
+import { Agent, type Dispatcher, Pool } from "undici";
 import { clusterOf, startController } from "../../controller";
 import { startKubeApi } from "../../kube/api";
 import { type Client, createClient } from "../../sdk/client";
 import { KIND_NAMES } from "../../sdk/schema";
-import { startServer } from "../../server";
+import { type ServerOptions, startServer } from "../../server";
 
 export const BACKENDS = ["local", "kube"] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -17,6 +17,12 @@ export interface Backend {
   config: Record<string, { value: string }>;
   /** A client with every right, for the test's own reads and out-of-band writes. */
   client: Client;
+  /**
+   * Where a test's loopback proxy forwards to, and the provider's settings that reach this server through
+   * such a proxy at `proxyUrl` (plain HTTP on loopback, the admin's token).
+   */
+  upstream: { url: string; dispatcher?: Dispatcher };
+  configThrough(proxyUrl: string): Record<string, { value: string; secret?: boolean }>;
   /** A raw request with that client's rights (what another tool, kubectl say, sends). */
   call(method: "GET" | "PATCH", path: string, body?: string, contentType?: string): Promise<RawReply>;
   close(): Promise<void>;
@@ -60,14 +66,16 @@ function rawCaller(baseUrl: string, token?: string, ca?: string) {
   return { call, close: () => pool.close() };
 }
 
-export async function startBackend(name: BackendName): Promise<Backend> {
+export async function startBackend(name: BackendName, local: Partial<ServerOptions> = {}): Promise<Backend> {
   if (name === "local") {
-    const server = await startServer({ port: 0, storage: "memory", logLevel: "warn" });
+    const server = await startServer({ port: 0, storage: "memory", logLevel: "warn", ...local });
     const client = createClient({ baseUrl: server.url });
     const raw = rawCaller(server.url);
     return {
       name,
       config: { "exampledev:baseUrl": { value: server.url } },
+      upstream: { url: server.url },
+      configThrough: (proxyUrl) => ({ "exampledev:baseUrl": { value: proxyUrl } }),
       client,
       call: raw.call,
       async close() {
@@ -85,14 +93,21 @@ export async function startBackend(name: BackendName): Promise<Backend> {
   });
   const client = createClient(connection);
   const raw = rawCaller(api.url, api.token, api.caCert);
+  const dispatcher = new Agent({ connect: { ca: api.caCert } });
   return {
     name,
     config: { "exampledev:kubeconfig": { value: api.kubeconfig } },
+    upstream: { url: api.url, dispatcher },
+    configThrough: (proxyUrl) => ({
+      "exampledev:baseUrl": { value: proxyUrl },
+      "exampledev:token": { value: api.token, secret: true },
+    }),
     client,
     call: raw.call,
     async close() {
       await controller.stop();
-      await Promise.all([controllerClient.close(), client.close(), raw.close()]);
+      // destroy, not close: a proxied watch may still be open upstream, and close would wait for its end.
+      await Promise.all([controllerClient.close(), client.close(), raw.close(), dispatcher.destroy()]);
       await api.close();
     },
   };

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
-import { request } from "undici";
+import { type Dispatcher, request } from "undici";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { resourceProvider, type SETTING_KEYS } from "../../provider";
 import type { ObjectProvider } from "../../provider/object-provider";
@@ -183,10 +183,13 @@ function exchangeOf(incoming: ProxiedRequest) {
 export async function startLoopbackProxy(
   target: string,
   handler: ProxyHandler = (_request, forward) => forward(),
+  /** How the proxy reaches an HTTPS target (its CA); the proxy itself speaks plain HTTP on loopback. */
+  dispatcher?: Dispatcher,
 ): Promise<LoopbackProxy> {
   const exchanges: Exchange[] = [];
   const forwardTo = async (incoming: ProxiedRequest): Promise<ProxiedReply> => {
     const response = await request(`${target}${incoming.path}`, {
+      ...(dispatcher && { dispatcher }),
       method: incoming.method as "GET",
       headers: endToEnd(incoming.headers),
       ...(incoming.body !== "" && { body: incoming.body }),

@@ -217,10 +217,10 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
     expect(applies.every((exchange) => exchange.path.includes("dryRun=All"))).toBe(true);
     expect(env.server.store.resourceVersion()).toBe(version);
 
-    // A new resource's create is asked by apply too.
+    // A new resource's create is asked as it will be made: by POST (no apply only creates).
     const created201 = await check("Proxy", declared("edge", {}, { metadata: { name: "ssa-new" } }));
     expect(created201.failures).toEqual([]);
-    const [create] = seen.seen("PATCH", pathOf("Proxy", "ssa-new"));
+    const [create] = seen.seen("POST", pathOf("Proxy"));
     expect(create?.path).toContain("dryRun=All");
     expect(create?.status).toBe(201);
     const taken = await check("Proxy", declared("edge", {}, { metadata: { name: "owned" } }));
