@@ -20,8 +20,8 @@ fail() { say "error: $*"; exit 1; }
 
 # shellcheck source=../lib/as-root.sh
 source "$here/../lib/as-root.sh"
-# shellcheck source=../lib/go-build-progress.sh
-source "$here/../lib/go-build-progress.sh"
+# shellcheck source=../lib/go-build.sh
+source "$here/../lib/go-build.sh"
 
 # Debian's etcd 3.4 is one that kube-apiserver 1.35 accepts (it needs the v3 API only). The tests start their
 # own etcd on loopback ports, so the package's own service (on :2379) is stopped and kept from starting at boot.
@@ -50,14 +50,7 @@ declare -A estimate=(
 # (on 2 cores with modules cached: kube-apiserver 7.5 min; then kube-controller-manager 237 s, 1.5 min of CPU,
 # while other builds shared the machine, 2026-11-25).
 build() {
-  if ! command -v go >/dev/null 2>&1; then
-    [[ -x /usr/local/go/bin/go ]] || fail "Go 1.25 or newer is required to build $* $version (no prebuilt binary can be downloaded here)"
-    export PATH="/usr/local/go/bin:$PATH"
-  fi
-  mkdir -p "$cache_root"
-  # Global, so the EXIT trap still sees it after this function returns.
-  staging=$(mktemp -d "$cache_root/kube-build.XXXXXX")
-  trap 'rm -rf "$staging"' EXIT
+  go_build_staging "$cache_root" kube-build "$* $version"
   # kubectl refuses the v0.0.0-master a plain build reports: stamp the release in both places that carry it.
   local minor=${version#v1.}
   minor=${minor%%.*}

@@ -21,18 +21,11 @@ module=github.com/pulumi/pulumi-kubernetes/provider/v4
 say() { echo "[toolchain] $*" >&2; }
 fail() { say "error: $*"; exit 1; }
 
-# shellcheck source=../lib/go-build-progress.sh
-source "$here/../lib/go-build-progress.sh"
+# shellcheck source=../lib/go-build.sh
+source "$here/../lib/go-build.sh"
 
 build_plugin() {
-  if ! command -v go >/dev/null 2>&1; then
-    [[ -x /usr/local/go/bin/go ]] || fail "Go 1.26 or newer is required to build pulumi-kubernetes $version"
-    export PATH="/usr/local/go/bin:$PATH"
-  fi
-  mkdir -p "$cache_root"
-  # Global, so the EXIT trap still sees it after this function returns.
-  staging=$(mktemp -d "$cache_root/peer-build.XXXXXX")
-  trap 'rm -rf "$staging"' EXIT
+  go_build_staging "$cache_root" peer-build "pulumi-kubernetes $version"
   local started=$SECONDS
   cp "$here/peer/go.mod" "$here/peer/go.sum" "$here/peer/main.go" "$staging/"
   say "downloading $module"
