@@ -32,9 +32,13 @@ export class ServerSideApply implements WriteStrategy {
     if (options.dryRun) return created;
     const { kind, accessor } = this.context;
     const expected = { uid: created.metadata.uid, createToken };
-    return retryOnConflict(async () =>
-      this.ownedByApply(await writeTarget(kind, accessor, inputs.metadata.name, expected)),
-    );
+    // The POST's answer first; after a 409 (the controller wrote status meanwhile), the object read again.
+    let known: AnyObject | undefined = created;
+    return retryOnConflict(async () => {
+      const target = known ?? (await writeTarget(kind, accessor, inputs.metadata.name, expected));
+      known = undefined;
+      return this.ownedByApply(target);
+    });
   }
 
   /**
