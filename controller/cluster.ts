@@ -2,8 +2,8 @@
 // informer, writes through the typed client (children by create and delete with a uid precondition, status
 // through `/status`). Each write is assumed into the cache as the server answered it, so the next sync
 // reads it even before the watch brings it back.
-import type { ApiError, Client, ResourceClient } from "../sdk/client";
-import { Informer, type InformerHandlers, type InformerOptions } from "./informer";
+import type { ApiError, Client, MergePatch, ResourceClient } from "../sdk/client";
+import { Informer, type InformerHandlers, type InformerOptions, type Transform } from "./informer";
 import type { KubeObject } from "./objects";
 import { SecretValuesCache } from "./secret-values";
 
@@ -22,6 +22,11 @@ export interface KindCache {
   replace(object: KubeObject): Promise<KubeObject>;
   /** Status only (`/status`); `metadata.resourceVersion` must be the stored one. */
   replaceStatus(object: KubeObject): Promise<KubeObject>;
+  /**
+   * A JSON merge patch of the object; a `metadata.resourceVersion` in it is a precondition (409 Conflict
+   * when the object changed), as kube-apiserver reads it.
+   */
+  patch(name: string, patch: MergePatch): Promise<KubeObject>;
   /** Deletes this incarnation (`uid`) of the name; an object already gone is no failure. */
   delete(name: string, uid: string | undefined): Promise<void>;
 }
@@ -29,7 +34,16 @@ export interface KindCache {
 export interface Cluster {
   services: KindCache;
   revisions: KindCache;
-  /** Starts the caches; resolves once each has its first list. */
+  /**
+   * Read and written only by the Proxy drain (drain.ts), when the controller runs it. Its cache keeps each
+   * Proxy's name, uid, resourceVersion, deletionTimestamp and finalizers, nothing else.
+   */
+  proxies: KindCache;
+  /**
+   * Starts the caches of the kinds that have handlers (as client-go's informer factory starts only the
+   * informers asked for, so a controller needs no permission on a kind it leaves alone); resolves once each
+   * has its first list.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
@@ -47,27 +61,32 @@ const WRITES = { fieldManager: CONTROLLER_FIELD_MANAGER };
 
 /** The cluster behind `client`: one informer per kind. */
 export function clusterOf(client: Client, options: InformerOptions = {}): Cluster {
-  const services = new Informer<KubeObject>(client.services as unknown as AnyResourceClient, options);
-  const revisions = new Informer<KubeObject>(
-    client.serviceRevisions as unknown as AnyResourceClient,
-    options,
-  );
   const secrets = new SecretValuesCache((name) => client.secretValues(name));
+  const kind = (resources: unknown, transform?: Transform<KubeObject>) => {
+    const typed = resources as AnyResourceClient;
+    const informer = new Informer<KubeObject>(typed, options, transform);
+    return { informer, cache: cachedKind(informer, typed, secrets) };
+  };
+  const services = kind(client.services);
+  const revisions = kind(client.serviceRevisions);
+  const proxies = kind(client.proxies, metadataOnly);
+  const all = [services, revisions, proxies].map(({ informer }) => informer);
   return {
-    services: cachedKind(services, client.services as unknown as AnyResourceClient, secrets),
-    revisions: cachedKind(revisions, client.serviceRevisions as unknown as AnyResourceClient, secrets),
+    services: services.cache,
+    revisions: revisions.cache,
+    proxies: proxies.cache,
     async start() {
-      services.start();
-      revisions.start();
-      await Promise.all([services.synced(), revisions.synced()]);
+      const used = all.filter((informer) => informer.hasHandlers);
+      for (const informer of used) informer.start();
+      await Promise.all(used.map((informer) => informer.synced()));
     },
     async stop() {
-      await Promise.all([services.stop(), revisions.stop()]);
+      await Promise.all(all.map((informer) => informer.stop()));
     },
     async reached(versions) {
       await Promise.all([
-        versions.services === undefined ? undefined : services.reached(versions.services),
-        versions.revisions === undefined ? undefined : revisions.reached(versions.revisions),
+        versions.services === undefined ? undefined : services.informer.reached(versions.services),
+        versions.revisions === undefined ? undefined : revisions.informer.reached(versions.revisions),
       ]);
     },
   };
@@ -91,6 +110,7 @@ function cachedKind(
     replace: async (object) => assumed(await client.replace(object.metadata.name, object, WRITES)),
     replaceStatus: async (object) =>
       assumed(await client.replaceStatus(object.metadata.name, object, WRITES)),
+    patch: async (name, patch) => assumed(await client.patch(name, patch, { ...WRITES, type: "merge" })),
     async delete(name, uid) {
       try {
         const terminating = await client.delete(name, uid === undefined ? {} : { preconditions: { uid } });
@@ -101,6 +121,26 @@ function cachedKind(
         if (!hasReason(error, "NotFound") && !hasReason(error, "Conflict")) throw error;
       }
     },
+  };
+}
+
+/**
+ * A Proxy as the drain reads it: the metadata it decides on, without the spec, status or managed fields a
+ * cache of every Proxy would otherwise hold.
+ */
+function metadataOnly(object: KubeObject): KubeObject {
+  const { name, uid, resourceVersion, deletionTimestamp, finalizers } = object.metadata;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: {
+      name,
+      ...(uid !== undefined && { uid }),
+      ...(resourceVersion !== undefined && { resourceVersion }),
+      ...(deletionTimestamp !== undefined && { deletionTimestamp }),
+      ...(finalizers !== undefined && { finalizers }),
+    },
+    spec: {},
   };
 }
 

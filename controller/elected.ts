@@ -17,7 +17,14 @@ export interface ElectedControllerOptions {
   log?: ControllerLogger;
 }
 
+/**
+ * Where a replica stands: waiting for the Lease, leading while its informers' first lists run, leading
+ * with its caches synced, or done (stopping, stopped, or the Lease lost).
+ */
+export type ReplicaPhase = "standby" | "syncing" | "leading" | "stopped";
+
 export interface ElectedController {
+  phase(): ReplicaPhase;
   /** Resolves once this replica leads and its controller is idle after the first lists. */
   leading: Promise<void>;
   /**
@@ -35,6 +42,7 @@ export function runElectedController(options: ElectedControllerOptions): Elected
   /** Set as stop() begins: a lease acquired after that starts nothing (stop() releases it). */
   let stopRequested = false;
   let controller: Controller | undefined;
+  let phase: ReplicaPhase = "standby";
   let led: () => void = () => {};
   const leading = new Promise<void>((resolve) => {
     led = resolve;
@@ -43,12 +51,17 @@ export function runElectedController(options: ElectedControllerOptions): Elected
     { ...options.election, leases: options.client.leases, log },
     (leadership) => {
       if (stopRequested) return;
-      const started = startController({
-        ...options.controller,
-        cluster: clusterOf(options.client, options.informers),
-        log,
-      });
+      phase = "syncing";
+      const cluster = clusterOf(options.client, options.informers);
+      const started = startController({ ...options.controller, cluster, log });
       controller = started;
+      // Synced: the informers hold their first lists (the workers may still be busy with them).
+      started.synced().then(
+        () => {
+          if (phase === "syncing") phase = "leading";
+        },
+        () => {},
+      );
       // Losing the lease stops the workers now; the process exits after, without waiting for them. (On
       // stop() they have stopped already.)
       leadership.addEventListener("abort", () => stopping.signal.aborted || void started.stop(), {
@@ -58,13 +71,18 @@ export function runElectedController(options: ElectedControllerOptions): Elected
     },
     stopping.signal,
   );
+  election.then(() => {
+    phase = "stopped";
+  });
   let stopped: Promise<void> | undefined;
   return {
+    phase: () => phase,
     leading,
     lost: election.then((end) => (end === "lost" ? undefined : new Promise<void>(() => {}))),
     stop: () => {
       stopped ??= (async () => {
         stopRequested = true;
+        phase = "stopped";
         // The work the lease guards ends before the lease is released (client-go's ReleaseOnCancel rule).
         await controller?.stop();
         stopping.abort();

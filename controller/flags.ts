@@ -2,7 +2,7 @@
 // (`npm run server`, embedded) and `exampledev-controller` (against any Kubernetes API server). Each
 // command spreads CONTROLLER_FLAGS into its parseArgs options and turns the values into settings here.
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { parseDuration } from "../sdk/schema";
+import { PROXY_DRAIN_FINALIZER, parseDuration } from "../sdk/schema";
 import { GIT_DEFAULTS } from "./git";
 import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
 
@@ -19,18 +19,21 @@ export const CONTROLLER_FLAGS = {
   "build-commands": { type: "boolean", default: false },
   "build-timeout": { type: "string" },
   "git-max-clone-size": { type: "string" },
+  "proxy-deletion-grace": { type: "string" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
 export const CONTROLLER_USAGE = `Controller: [--egress-gateways default,...] [--log-level info] [--credentials <file>]
 [--tag-poll-interval 30s] [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands]
-[--build-timeout 10m] [--git-max-clone-size 1Gi]
+[--build-timeout 10m] [--git-max-clone-size 1Gi] [--proxy-deletion-grace 1s]
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
 it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
 --git-allow lists URL prefixes git sources may be fetched from (default: local paths, file:// and
 http(s)/git on loopback hosts); local paths and file:// URLs are compared by real path (symlinks
 resolved, in the prefix and in the URL, again before each fetch); --git-poll-interval 0 turns polling
 off; --build-commands lets build.command run code from the repository on this machine (off by default);
---git-max-clone-size bounds a mirror and a packaged tree.`;
+--git-max-clone-size bounds a mirror and a packaged tree. --proxy-deletion-grace (a duration, 0 for none;
+default EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s) is how long a deleted Proxy drains: the controller keeps
+the finalizer ${PROXY_DRAIN_FINALIZER} on every Proxy and removes it that long after the deletion.`;
 
 type FlagDefinitions = NonNullable<ParseArgsConfig["options"]>;
 
@@ -75,11 +78,27 @@ export interface ControllerFlagValues {
   "build-commands"?: boolean;
   "build-timeout"?: string;
   "git-max-clone-size"?: string;
+  "proxy-deletion-grace"?: string;
 }
 
 /** A flag's value that cannot be used; the message names the flag. Commands print it with their usage. */
 export class FlagError extends Error {
   override name = "FlagError";
+}
+
+/**
+ * A command's options, or exit 2 with the message: followed by the usage when the flags are at fault (a
+ * `FlagError`, or parseArgs' own refusal of an unknown or malformed flag).
+ */
+export function parsedOrExit<T>(parse: () => T, usage: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    const flags =
+      error instanceof FlagError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    console.error(`${(error as Error).message}${flags ? `\n${usage}` : ""}`);
+    process.exit(2);
+  }
 }
 
 /** What the flags give `startController` (with the credentials file still to open). */
@@ -88,6 +107,8 @@ export interface ControllerSettings {
   logLevel: LogLevel;
   credentialsFile?: string;
   tagPollIntervalMs: number;
+  /** How long a deleted Proxy drains. */
+  proxyDeletionGraceMs: number;
   git: {
     allow?: string[];
     pollIntervalMs: number;
@@ -97,8 +118,11 @@ export interface ControllerSettings {
   };
 }
 
-/** The settings the flags give. Throws `FlagError`. */
-export function controllerSettings(values: ControllerFlagValues): ControllerSettings {
+/** The settings the flags give, and `EXAMPLEDEV_PROXY_DELETION_GRACE` where its flag is absent. Throws `FlagError`. */
+export function controllerSettings(
+  values: ControllerFlagValues,
+  env: NodeJS.ProcessEnv = process.env,
+): ControllerSettings {
   const logLevel = values["log-level"] ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
     throw new FlagError(`--log-level: use one of ${LOG_LEVELS.join(", ")}`);
@@ -115,6 +139,11 @@ export function controllerSettings(values: ControllerFlagValues): ControllerSett
       values["tag-poll-interval"],
       DEFAULT_TAG_POLL_INTERVAL_MS,
     ),
+    proxyDeletionGraceMs: duration(
+      "proxy-deletion-grace",
+      values["proxy-deletion-grace"] ?? (env.EXAMPLEDEV_PROXY_DELETION_GRACE || undefined),
+      DEFAULT_PROXY_DELETION_GRACE_MS,
+    ),
     git: {
       ...(allow && { allow }),
       pollIntervalMs: duration("git-poll-interval", values["git-poll-interval"], GIT_DEFAULTS.pollIntervalMs),
@@ -130,6 +159,9 @@ export function controllerSettings(values: ControllerFlagValues): ControllerSett
     },
   };
 }
+
+/** How long a deleted Proxy drains unless told otherwise: the local server's grace since its first days. */
+export const DEFAULT_PROXY_DELETION_GRACE_MS = 1000;
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
 

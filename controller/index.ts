@@ -8,6 +8,7 @@ import { BundleSources } from "./bundle";
 import type { Cluster } from "./cluster";
 import type { ConditionState } from "./conditions";
 import type { CredentialsFile } from "./credentials";
+import { ProxyDrain } from "./drain";
 import { serviceKeyOf } from "./events";
 import { type GitOptions, GitSources } from "./git";
 import type { InformerHandlers } from "./informer";
@@ -58,14 +59,22 @@ export interface ControllerOptions {
   tagPollIntervalMs?: number;
   /** Git sources: allowed URLs, polling, build commands, timeouts, where mirrors live. */
   git?: GitOptions;
+  /**
+   * How long a deleted Proxy drains (`--proxy-deletion-grace`): the controller keeps its finalizer on every
+   * Proxy and takes it off that long after the deletion. Unset: the controller leaves Proxies alone (no
+   * cache of them, no permission needed).
+   */
+  proxyDeletionGraceMs?: number;
 }
 
 export interface Controller {
   /**
-   * Resolves once the caches hold their first lists, no Service waits for a sync and none is syncing;
-   * retries in backoff do not count.
+   * Resolves once the caches hold their first lists, no Service or Proxy waits for a sync and none is
+   * syncing; retries in backoff and drains under way do not count.
    */
   idle(): Promise<void>;
+  /** Resolves once the caches hold their first lists, or once the controller stops before they do. */
+  synced(): Promise<void>;
   /** Resolves once the caches have seen the writes up to these versions (see `Cluster.reached`). */
   reached(versions: { services?: string; revisions?: string }): Promise<void>;
   /** Stops watching, drops queued work and pending retries, aborts a tag resolution and builds under way. */
@@ -138,8 +147,19 @@ export function startController(options: ControllerOptions): Controller {
     signal: stopping.signal,
   });
 
+  const drain =
+    options.proxyDeletionGraceMs === undefined
+      ? undefined
+      : new ProxyDrain({
+          proxies: cluster.proxies,
+          drainMs: options.proxyDeletionGraceMs,
+          log,
+          ...(options.backoff && { backoff: options.backoff }),
+        });
+
   // As client-go's controllers: no sync before the caches hold the first lists.
   const synced = Promise.race([cluster.start(), abortion(stopping.signal)]);
+  drain?.run(synced);
   const worker = (async () => {
     await synced;
     for (let name = await queue.get(); name !== undefined; name = await queue.get()) {
@@ -168,14 +188,15 @@ export function startController(options: ControllerOptions): Controller {
     git,
     async idle() {
       await synced;
-      await queue.idle();
+      await Promise.all([queue.idle(), drain?.idle()]);
     },
+    synced: () => synced,
     reached: (versions) => cluster.reached(versions),
     async stop() {
       unwatchCredentials?.();
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
-      await worker;
+      await Promise.all([worker, drain?.stop()]);
       await cluster.stop();
       await git.close();
     },

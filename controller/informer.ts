@@ -30,6 +30,12 @@ export interface InformerOptions {
   sleep?: Sleep;
 }
 
+/**
+ * What the cache keeps of each object, as client-go's `SetTransform`: a reader that needs less than the whole
+ * object keeps less. It must keep `metadata.name` and `metadata.resourceVersion`.
+ */
+export type Transform<T> = (object: T) => T;
+
 const DEFAULT_PAGE_SIZE = 500;
 
 export class Informer<T extends Cached> {
@@ -51,6 +57,7 @@ export class Informer<T extends Cached> {
   constructor(
     private readonly client: ListWatchClient<T>,
     private readonly options: InformerOptions = {},
+    private readonly transform?: Transform<T>,
   ) {
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.sleep = options.sleep ?? realSleep;
@@ -69,6 +76,11 @@ export class Informer<T extends Cached> {
   /** Handlers added before `start` see every object of the first list as added. */
   addHandlers(handlers: InformerHandlers<T>): void {
     this.handlers.push(handlers);
+  }
+
+  /** Whether anyone listens: a cache nobody reads is not worth a list and a watch. */
+  get hasHandlers(): boolean {
+    return this.handlers.length > 0;
   }
 
   start(): void {
@@ -197,7 +209,8 @@ export class Informer<T extends Cached> {
     for (const waiter of waiting) if (!isOlder(version, waiter.version)) waiter.resolve();
   }
 
-  private put(object: T): void {
+  private put(received: T): void {
+    const object = this.transform ? this.transform(received) : received;
     const name = object.metadata.name;
     const previous = this.cache.get(name);
     // A relist finds most objects as they were, and an assumed write comes back from the watch: no news.

@@ -1,21 +1,26 @@
 // `exampledev-controller` (`npm run controller`): the Service controller against any Kubernetes API server
 // with the CRDs installed, one of possibly several replicas of which the Lease's holder acts. Logs are pino
 // JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at
-// once, for the supervisor to start it again, as client-go's controllers do.
+// once, for the supervisor to start it again, as client-go's controllers do. `/healthz` and `/readyz` on
+// --health-port (health.ts) are the kubelet's probes.
 import pino from "pino";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
 import { connectionOf } from "./connection";
-import { CONTROLLER_USAGE, controllerSettings, FlagError, parseCommandLine } from "./flags";
+import type { ReplicaPhase } from "./elected";
+import { CONTROLLER_USAGE, controllerSettings, FlagError, parseCommandLine, parsedOrExit } from "./flags";
+import { DEFAULT_HEALTH, startHealthServer } from "./health";
 import { DEFAULT_LEASE_NAME } from "./leader-election";
 import { startReplica } from "./replica";
 import { stopOnSignals } from "./stop-signals";
 
 const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
                              [--lease-namespace ${SECRETS_NAMESPACE}] [--lease-name ${DEFAULT_LEASE_NAME}]
+                             [--health-port ${DEFAULT_HEALTH.port}] [--health-address ${DEFAULT_HEALTH.address}]
                              [controller flags below]
 Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in. Replicas elect the one
 that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits). The
-Role in deploy/ lets the controller read and write the default Lease name only.
+Role in deploy/ lets the controller read and write the default Lease name only. /healthz and /readyz
+(200 for a standby and for a leader whose caches are synced) are served on --health-port (0: not served).
 ${CONTROLLER_USAGE}`;
 
 function parseOptions(args: string[]) {
@@ -26,6 +31,8 @@ function parseOptions(args: string[]) {
       context: { type: "string" },
       "lease-namespace": { type: "string", default: SECRETS_NAMESPACE },
       "lease-name": { type: "string", default: DEFAULT_LEASE_NAME },
+      "health-port": { type: "string", default: String(DEFAULT_HEALTH.port) },
+      "health-address": { type: "string", default: DEFAULT_HEALTH.address },
     },
     USAGE,
   );
@@ -33,21 +40,30 @@ function parseOptions(args: string[]) {
     connection: connectionOf(values),
     lease: { namespace: values["lease-namespace"], name: values["lease-name"] },
     settings: controllerSettings(values),
+    health: { address: values["health-address"], port: port(values["health-port"]) },
   };
 }
 
+function port(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65_535)
+    throw new FlagError("--health-port: a port number, or 0 to serve no health endpoint");
+  return Number(text);
+}
+
 async function main(): Promise<void> {
-  let options: ReturnType<typeof parseOptions>;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    const usage =
-      error instanceof FlagError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
-    console.error(`${(error as Error).message}${usage ? `\n${USAGE}` : ""}`);
-    process.exit(2);
-  }
+  const options = parsedOrExit(() => parseOptions(process.argv.slice(2)), USAGE);
   const log = pino({ level: options.settings.logLevel });
+  // Listening first: a port in use ends the command before it takes part in the election.
+  let phase: () => ReplicaPhase = () => "standby";
+  const health =
+    options.health.port === 0
+      ? undefined
+      : await startHealthServer(options.health, () => phase()).catch((error: Error) => {
+          throw new Error(`--health-port ${options.health.port}: ${error.message}`);
+        });
   const replica = startReplica({ ...options, log });
+  phase = replica.phase;
+  if (health) log.info({ url: health.url }, "serving /healthz and /readyz");
   replica.lost.then(() => {
     log.fatal({ identity: replica.identity }, "lost the lease: exiting");
     process.exit(1);
@@ -56,6 +72,7 @@ async function main(): Promise<void> {
     async () => {
       log.info({ identity: replica.identity }, "stopping");
       await replica.stop();
+      await health?.close();
     },
     (message) => log.error({ identity: replica.identity }, message),
   );

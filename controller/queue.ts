@@ -18,6 +18,8 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly retries = new Map<string, NodeJS.Timeout>();
+  /** Keys `addAfter` will add, with when. */
+  private readonly delayed = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   private getters: ((key: string | undefined) => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   private shuttingDown = false;
@@ -73,6 +75,24 @@ export class WorkQueue {
     return delay;
   }
 
+  /**
+   * Adds the key once `delayMs` has passed (client-go's AddAfter), for work that is due later rather than
+   * failed. Of two delayed adds of a key, the earlier stands.
+   */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    const due = Date.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending !== undefined && pending.due <= due) return;
+    clearTimeout(pending?.timer);
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.delayed.set(key, { timer, due });
+  }
+
   /** Whether a retry of the key waits for its backoff (`retryLater` was called and has not fired yet). */
   retryPending(key: string): boolean {
     return this.retries.has(key);
@@ -95,6 +115,8 @@ export class WorkQueue {
     this.shuttingDown = true;
     for (const timer of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
     this.order.length = 0;
     this.dirty.clear();
     for (const getter of this.getters.splice(0)) getter(undefined);

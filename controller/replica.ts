@@ -35,6 +35,7 @@ export function startReplica(options: ReplicaOptions): Replica {
     controller: {
       gateways: settings.egressGateways,
       tagPollIntervalMs: settings.tagPollIntervalMs,
+      proxyDeletionGraceMs: settings.proxyDeletionGraceMs,
       git: settings.git,
       ...(credentials && { credentials }),
     },

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { SweepOptions } from "./admission/secrets";
-import { type AdmissionServer, startAdmissionServer } from "./admission/server";
+import { type AdmissionServer, DEFAULT_SWEEP, startAdmissionServer } from "./admission/server";
 import { kubeClient } from "./client";
 import { type KubeEnv, type KubeOptions, startKube } from "./env";
 import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
@@ -25,9 +25,12 @@ export interface KubeApi extends KubeEnv {
 export interface KubeApiOptions extends KubeOptions {
   /** How the webhook's Secrets are swept (kube/admission/secrets.ts); defaults suit a long-lived cluster. */
   sweep?: Partial<SweepOptions & { intervalMs: number }>;
+  /**
+   * Whether a controller will drain Proxies, so the webhook creates each Proxy with the drain finalizer.
+   * Default true; false is kube-apiserver with no controller (conformance), where a Proxy goes at once.
+   */
+  drainProxies?: boolean;
 }
-
-const SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const kube = await startKube({ ...options, beforeControllers: installKinds });
@@ -45,7 +48,8 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       client: kubeClient(kube.url, token, kube.caCert, "exampledev-admission"),
       cert: await readFile(serving.certFile, "utf8"),
       key: await readFile(serving.keyFile, "utf8"),
-      sweep: { ...SWEEP, ...options.sweep },
+      sweep: { ...DEFAULT_SWEEP, ...options.sweep },
+      drainProxies: options.drainProxies ?? true,
     });
     await installWebhook(admin, admission.url, kube.caCert);
     const controllerKubeconfig = path.join(kube.dir, "controller.kubeconfig");
@@ -66,7 +70,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
 }
 
 /** The CRDs, before kube-controller-manager starts: its garbage collector watches them from its start. */
-async function installKinds(env: { url: string; token: string; caCert: string }): Promise<void> {
+export async function installKinds(env: { url: string; token: string; caCert: string }): Promise<void> {
   const admin = kubeClient(env.url, env.token, env.caCert, INSTALL_FIELD_MANAGER);
   try {
     await installCrds(admin);

@@ -1,4 +1,5 @@
 import { Agent, request } from "undici";
+import type { ClientOptions } from "../sdk/client";
 
 /**
  * The few calls this project makes to a Kubernetes API server itself (installing CRDs and webhooks,
@@ -28,13 +29,27 @@ export interface KubeClient {
 export const APPLY = "application/apply-patch+yaml";
 
 export function kubeClient(url: string, token: string, caCert: string, fieldManager: string): KubeClient {
-  const dispatcher = new Agent({ connect: { ca: caCert } });
+  return kubeClientOf({ baseUrl: url, token, ca: caCert }, fieldManager);
+}
+
+/**
+ * The same client from a connection as `controller/connection.ts` reads it (a kubeconfig's token or client
+ * certificate, or a pod's service account): how the webhook command finds its identity.
+ */
+export function kubeClientOf(
+  connection: Pick<ClientOptions, "baseUrl" | "token" | "ca" | "cert" | "key" | "insecureSkipTlsVerify">,
+  fieldManager: string,
+): KubeClient {
+  const { baseUrl, token, ca, cert, key, insecureSkipTlsVerify } = connection;
+  const dispatcher = new Agent({
+    connect: { ca, cert, key, ...(insecureSkipTlsVerify && { rejectUnauthorized: false }) },
+  });
   const call = async (method: string, path: string, body?: unknown, contentType = "application/json") => {
-    const answer = await request(`${url}${path}`, {
+    const answer = await request(`${baseUrl.replace(/\/$/, "")}${path}`, {
       method: method as "GET",
       dispatcher,
       headers: {
-        authorization: `Bearer ${token}`,
+        ...(token !== undefined && { authorization: `Bearer ${token}` }),
         // kube-apiserver names the field manager of a write without one after its user agent.
         "user-agent": fieldManager,
         accept: "application/json",

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
+import { DEFAULT_HEALTH } from "../controller/health";
 import { DEFAULT_LEASE_NAME } from "../controller/leader-election";
 import { generatedHeader } from "../scripts/lib/generated-header";
 import { KIND_NAMES, SECRETS_NAMESPACE } from "../sdk/schema";
@@ -17,8 +18,9 @@ import {
 
 /**
  * The manifests that install the project on a cluster (`kubectl apply -f deploy/`), written by
- * `npm run generate`: the namespace, the CRDs, the admission webhook's identity and configuration, and the
- * controller's identity and Deployment. The identities are the objects kube/install.ts applies to
+ * `npm run generate`: the namespace, the CRDs, the admission webhook's identity, Deployment, Service and
+ * configuration, the controller's identity and Deployment, and (in deploy/optional/, applied on its own) the
+ * cert-manager objects that make the webhook's serving certificate. The identities are the objects kube/install.ts applies to
  * `npm run kube`'s cluster; the files are numbered so that kubectl applies the namespace first.
  */
 
@@ -34,13 +36,35 @@ const WEBHOOK_SERVICE = {
   port: 443,
 };
 
-const LABELS = {
-  "app.kubernetes.io/name": CONTROLLER_IDENTITY.name,
+const labels = (name: string) => ({
+  "app.kubernetes.io/name": name,
   "app.kubernetes.io/part-of": "exampledev",
-};
+});
+const LABELS = labels(CONTROLLER_IDENTITY.name);
+const WEBHOOK_LABELS = labels(ADMISSION_IDENTITY.name);
+
+/** The Secret holding the webhook's serving certificate (`tls.crt`, `tls.key`, as cert-manager writes it). */
+export const WEBHOOK_TLS_SECRET = `${ADMISSION_IDENTITY.name}-tls`;
+/** The container port the webhook listens on (unprivileged); the Service maps 443 to it. */
+const WEBHOOK_PORT = 8443;
+const TLS_DIR = "/etc/exampledev/tls";
+
+const SECURITY_CONTEXT = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+
+/**
+ * The kubelet's probes on a named port: liveness restarts a process that missed three probes 10 s apart,
+ * readiness takes a pod out of its Service after three misses 5 s apart.
+ */
+function probes(port: string, scheme: "HTTP" | "HTTPS") {
+  const get = (path: string) => ({ httpGet: { path, port, scheme }, failureThreshold: 3 });
+  return {
+    livenessProbe: { ...get("/healthz"), periodSeconds: 10 },
+    readinessProbe: { ...get("/readyz"), periodSeconds: 5 },
+  };
+}
 
 /** No image is published: build one holding the package (its dist/) and a Node 22+, and name it here. */
-function controllerImage(): string {
+function packageImage(): string {
   const { version } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as {
     version: string;
   };
@@ -63,14 +87,14 @@ function controllerDeployment(): Manifest {
           containers: [
             {
               name: "controller",
-              image: controllerImage(),
+              image: packageImage(),
               // In a pod it connects as its service account; losing the lease exits 1 and the kubelet restarts it.
-              command: ["node", "dist/controller/main.js"],
+              command: ["node", "dist/controller/main.js", `--health-port=${DEFAULT_HEALTH.port}`],
+              ports: [{ name: "health", containerPort: DEFAULT_HEALTH.port }],
+              // Ready: a standby waiting for the Lease, or the leader once its caches are synced.
+              ...probes("health", "HTTP"),
               resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                capabilities: { drop: ["ALL"] },
-              },
+              securityContext: SECURITY_CONTEXT,
             },
           ],
         },
@@ -78,6 +102,129 @@ function controllerDeployment(): Manifest {
     },
   };
 }
+
+/**
+ * The webhook: two replicas (every write of the three kinds waits on one, failurePolicy Fail), spread over
+ * nodes when the scheduler can, at most one of them disrupted at a time, each serving the certificate in
+ * WEBHOOK_TLS_SECRET (re-read when the Secret is renewed).
+ */
+function webhookObjects(): Manifest[] {
+  const { name } = ADMISSION_IDENTITY;
+  const namespace = SECRETS_NAMESPACE;
+  const deployment: Manifest = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace, labels: WEBHOOK_LABELS },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: WEBHOOK_LABELS },
+      template: {
+        metadata: { labels: WEBHOOK_LABELS },
+        spec: {
+          serviceAccountName: name,
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: "kubernetes.io/hostname",
+              whenUnsatisfiable: "ScheduleAnyway",
+              labelSelector: { matchLabels: WEBHOOK_LABELS },
+            },
+          ],
+          containers: [
+            {
+              name: "webhook",
+              image: packageImage(),
+              command: [
+                ...["node", "dist/kube/admission/main.js", `--port=${WEBHOOK_PORT}`],
+                ...[`--tls-cert=${TLS_DIR}/tls.crt`, `--tls-key=${TLS_DIR}/tls.key`],
+              ],
+              ports: [{ name: "https", containerPort: WEBHOOK_PORT }],
+              ...probes("https", "HTTPS"),
+              volumeMounts: [{ name: "tls", mountPath: TLS_DIR, readOnly: true }],
+              resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+              securityContext: SECURITY_CONTEXT,
+            },
+          ],
+          volumes: [{ name: "tls", secret: { secretName: WEBHOOK_TLS_SECRET } }],
+        },
+      },
+    },
+  };
+  const service: Manifest = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: WEBHOOK_SERVICE.name, namespace, labels: WEBHOOK_LABELS },
+    spec: {
+      selector: WEBHOOK_LABELS,
+      ports: [{ name: "https", port: WEBHOOK_SERVICE.port, targetPort: "https" }],
+    },
+  };
+  const disruptionBudget: Manifest = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name, namespace, labels: WEBHOOK_LABELS },
+    spec: { maxUnavailable: 1, selector: { matchLabels: WEBHOOK_LABELS } },
+  };
+  return [deployment, service, disruptionBudget];
+}
+
+/** The configuration calling the Service; cert-manager's CA injector fills caBundle when it runs. */
+function deployedWebhookConfiguration(): Manifest {
+  const configuration = webhookConfiguration({ service: WEBHOOK_SERVICE });
+  configuration.metadata.annotations = {
+    "cert-manager.io/inject-ca-from": `${SECRETS_NAMESPACE}/${WEBHOOK_CERTIFICATE}`,
+  };
+  return configuration;
+}
+
+/** cert-manager's Certificate for the webhook (deploy/optional/cert-manager.yaml). */
+const WEBHOOK_CERTIFICATE = ADMISSION_IDENTITY.name;
+const CERT_MANAGER = "cert-manager.io/v1";
+
+/**
+ * A CA of the project's own, made by cert-manager, and the webhook's serving certificate signed by it: the
+ * serving certificate renews (every 60 days of its 90) without changing the caBundle kube-apiserver trusts,
+ * which changes only when the CA does (every 5 years).
+ */
+function certManagerObjects(): Manifest[] {
+  const namespace = SECRETS_NAMESPACE;
+  const caName = "exampledev-admission-ca";
+  const issuer = (name: string, spec: Record<string, unknown>): Manifest => ({
+    apiVersion: CERT_MANAGER,
+    kind: "Issuer",
+    metadata: { name, namespace },
+    spec,
+  });
+  const certificate = (name: string, spec: Record<string, unknown>): Manifest => ({
+    apiVersion: CERT_MANAGER,
+    kind: "Certificate",
+    metadata: { name, namespace },
+    spec: { ...spec, privateKey: { algorithm: "ECDSA", size: 256, rotationPolicy: "Always" } },
+  });
+  const { name, namespace: serviceNamespace } = WEBHOOK_SERVICE;
+  return [
+    issuer("exampledev-selfsigned", { selfSigned: {} }),
+    certificate(caName, {
+      isCA: true,
+      commonName: caName,
+      secretName: caName,
+      duration: "43800h",
+      issuerRef: { kind: "Issuer", name: "exampledev-selfsigned" },
+    }),
+    issuer(caName, { ca: { secretName: caName } }),
+    certificate(WEBHOOK_CERTIFICATE, {
+      secretName: WEBHOOK_TLS_SECRET,
+      dnsNames: [`${name}.${serviceNamespace}.svc`, `${name}.${serviceNamespace}.svc.cluster.local`],
+      usages: ["digital signature", "server auth"],
+      duration: "2160h",
+      renewBefore: "720h",
+      issuerRef: { kind: "Issuer", name: caName },
+    }),
+  ];
+}
+
+/** Files here are not applied by `kubectl apply -f deploy/` (which does not recurse): each is a choice. */
+export const OPTIONAL_DIR = "deploy/optional/";
 
 interface DeployFile {
   path: string;
@@ -96,22 +243,36 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
   {
     path: "deploy/20-admission.yaml",
     comment: [
-      `The admission webhook's identity, and its configuration: kube-apiserver calls the Service ${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name}`,
-      `(port ${WEBHOOK_SERVICE.port}, ${WEBHOOK_SERVICE.path}), serving kube/admission, and verifies it against caBundle: set it to the base64 of the CA`,
-      "that signed the webhook's serving certificate. Until the webhook answers, writes of the three kinds are refused.",
+      `The admission webhook: its identity, its Deployment and the Service ${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name} (port ${WEBHOOK_SERVICE.port}),`,
+      `and its configuration, which kube-apiserver follows (${WEBHOOK_SERVICE.path}) verifying the serving certificate against caBundle.`,
+      `The pods need the Secret ${WEBHOOK_TLS_SECRET} (tls.crt, tls.key) and caBundle the CA that signed it: with cert-manager,`,
+      "apply deploy/optional/cert-manager.yaml, which makes both (the annotation below); without it, see docs/kubernetes.md.",
+      "Until the webhook answers, writes of the three kinds are refused. Set the image to one holding this package.",
     ],
     objects: () => [
       ...identityManifests(ADMISSION_IDENTITY),
-      webhookConfiguration({ service: WEBHOOK_SERVICE }),
+      ...webhookObjects(),
+      deployedWebhookConfiguration(),
     ],
   },
   {
     path: "deploy/30-controller.yaml",
     comment: [
       "The controller's identity (least privilege: docs/kubernetes.md) and its Deployment: two replicas electing",
-      `one leader through the Lease ${SECRETS_NAMESPACE}/${DEFAULT_LEASE_NAME}. Set the image to one holding this package.`,
+      `one leader through the Lease ${SECRETS_NAMESPACE}/${DEFAULT_LEASE_NAME}, probed on /healthz and /readyz (port ${DEFAULT_HEALTH.port}; a standby`,
+      "is ready). Set the image to one holding this package.",
     ],
     objects: () => [...identityManifests(CONTROLLER_IDENTITY), controllerDeployment()],
+  },
+  {
+    path: `${OPTIONAL_DIR}cert-manager.yaml`,
+    comment: [
+      `For clusters running cert-manager (1.0 or later): \`kubectl apply -f ${OPTIONAL_DIR}cert-manager.yaml\` after deploy/.`,
+      `A CA of the webhook's own (${SECRETS_NAMESPACE}/exampledev-admission-ca) and the serving certificate it signs into the Secret`,
+      `${WEBHOOK_TLS_SECRET}; cert-manager renews it, the webhook serves the renewed one, and cert-manager's CA injector`,
+      "keeps the webhook configuration's caBundle (its cert-manager.io/inject-ca-from annotation) set to the CA.",
+    ],
+    objects: certManagerObjects,
   },
 ];
 

@@ -19,6 +19,7 @@ export interface Manifest {
 const RBAC = "rbac.authorization.k8s.io";
 const SERVICE = KINDS.Service;
 const REVISION = KINDS.ServiceRevision;
+const PROXY = KINDS.Proxy;
 
 export const NAMESPACE: Manifest = {
   apiVersion: "v1",
@@ -56,8 +57,8 @@ export const ADMISSION_IDENTITY: Identity = {
 };
 
 /**
- * The controller: exactly the calls it makes. It lists and watches Services and ServiceRevisions (its
- * informers; Proxies it never reads), mints and prunes revisions, creates, replaces and deletes preview
+ * The controller: exactly the calls it makes. It lists and watches Services, ServiceRevisions and Proxies
+ * (its informers), patches a Proxy's finalizers (the drain), mints and prunes revisions, creates, replaces and deletes preview
  * Services (git sources), writes Service status, reads the Secret an object names, and takes and renews
  * its Lease (any name may be created; only its own may be read and written).
  */
@@ -75,6 +76,7 @@ export const CONTROLLER_IDENTITY: Identity = {
       resources: [REVISION.plural],
       verbs: ["get", "list", "watch", "create", "delete"],
     },
+    { apiGroups: [PROXY.group], resources: [PROXY.plural], verbs: ["list", "watch", "patch"] },
   ],
   namespaceRules: [
     { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },

@@ -53,15 +53,17 @@ export function isManaged(state: ObjectOutputs, object: AnyObject): boolean {
 /**
  * The body sent to the API: the declared object (with the create's token), nothing of Pulumi's. A `uid` is a
  * precondition (the server refuses, 409, to write another object under the name), as a `resourceVersion` is.
+ * `finalizers` are the current object's, which a replace carries over: a stack declares none, and a PUT
+ * without them would take off those the server and controllers hold (the Proxy drain's).
  */
 export function apiObject(
   kind: KindName,
   apiVersion: string,
   inputs: ObjectInputs,
-  options: { resourceVersion?: string; createToken?: string; uid?: string } = {},
+  options: { resourceVersion?: string; createToken?: string; uid?: string; finalizers?: string[] } = {},
 ) {
   const { name, labels, annotations } = inputs.metadata;
-  const { resourceVersion, createToken, uid } = options;
+  const { resourceVersion, createToken, uid, finalizers } = options;
   const object = {
     apiVersion,
     kind,
@@ -71,6 +73,7 @@ export function apiObject(
       ...(labels && { labels }),
       ...(annotations && { annotations }),
       ...(resourceVersion && { resourceVersion }),
+      ...(finalizers && finalizers.length > 0 && { finalizers }),
     },
     spec: inputs.spec,
   };

@@ -36,10 +36,10 @@ export interface AppOptions {
    */
   maxObjectBytes?: number;
   /**
-   * The grace a Proxy deleted without `gracePeriodSeconds` gets, in whole seconds, recorded on its mark as
-   * `metadata.deletionGracePeriodSeconds` (the lifecycle's finalizer removes it when that is over).
+   * Whether the controller drains Proxies: each Proxy is then created with the drain finalizer, which the
+   * controller takes off once a deleted Proxy has drained.
    */
-  proxyDeletionGraceSeconds?: number;
+  drainProxies?: boolean;
 }
 
 /** The API as a fastify plugin: cross-cutting plugins first, then one encapsulated group per kind. */
@@ -53,7 +53,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (
     gitHooks,
     webhookSecret,
     maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
-    proxyDeletionGraceSeconds,
+    drainProxies,
   },
 ) => {
   await fastify.register(errorHandling);
@@ -76,7 +76,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (
       store,
       watches,
       maxObjectBytes,
-      proxyDeletionGraceSeconds,
+      drainProxies,
     });
   }
 };

@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { LogLevel } from "fastify";
 import { type Controller, CredentialsFile, clusterOf, type GitOptions, startController } from "../controller";
+import { DEFAULT_PROXY_DELETION_GRACE_MS } from "../controller/flags";
 import { createClient } from "../sdk/client";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
 import { errorFields } from "./http/request-log";
-import { graceSeconds, startLifecycle } from "./lifecycle";
+import { startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
 
 export {
@@ -26,7 +27,7 @@ export type {
   WatchEvent,
 } from "./storage";
 
-export const DEFAULT_PROXY_DELETION_GRACE_MS = 1000;
+export { DEFAULT_PROXY_DELETION_GRACE_MS };
 
 export interface ServerOptions {
   /** 0 picks a free port (tests). */
@@ -40,8 +41,16 @@ export interface ServerOptions {
   egressGateways?: readonly string[];
   logLevel?: LogLevel;
   logStream?: LogDestination;
-  /** How long a deleted Proxy stays visible with its deletionTimestamp; default 1 s. */
+  /**
+   * How long a deleted Proxy drains, marked with its deletionTimestamp, before the controller takes its
+   * finalizer off; default 1 s.
+   */
   proxyDeletionGraceMs?: number;
+  /**
+   * Whether the controller drains Proxies (keeps its finalizer on each); default true. Off, the server is
+   * what kube-apiserver is without the controller: a Proxy without finalizers goes at once.
+   */
+  drainProxies?: boolean;
   /**
    * Watch tuning: `historySize` and `historyRetentionMs` (store events a watch can resume from, default the
    * last 10,000 of the last 75 s; older versions are 410 Expired), `bookmarkIntervalMs` (default 60 s), the bounds of a client that falls behind
@@ -112,7 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logLevel: options.logLevel,
     logStream: options.logStream,
     ...(options.maxObjectBytes !== undefined && { maxObjectBytes: options.maxObjectBytes }),
-    proxyDeletionGraceSeconds: graceSeconds(options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS),
+    drainProxies: options.drainProxies !== false,
     // The controller starts once the server listens: a delivery before that matches no Service.
     gitHooks: { receive: (event) => controller?.git.receive(event) ?? { matched: [] } },
     ...(options.webhookSecret !== undefined && { webhookSecret: options.webhookSecret }),
@@ -128,10 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store.close();
     throw error;
   }
-  const lifecycle = startLifecycle({
-    store,
-    proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
-  });
+  const lifecycle = startLifecycle(store);
   let controller: Controller | undefined;
   const stopBackground = async () => {
     credentials?.close();
@@ -159,6 +165,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: app.log.child({ component: "controller" }),
     ...(credentials && { credentials }),
     ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
+    ...(options.drainProxies !== false && {
+      proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
+    }),
     git: {
       ...options.git,
       ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),

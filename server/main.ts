@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
 import { CONTROLLER_USAGE, controllerSettings, parseCommandLine, parseSize } from "../controller/flags";
 import { stopOnSignals } from "../controller/stop-signals";
-import { parseDuration } from "../sdk/schema";
-import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_PROXY_DELETION_GRACE_MS, startServer } from "./index";
+import { DEFAULT_MAX_OBJECT_BYTES, startServer } from "./index";
 import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
 const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
-                         [--token <token>] [--proxy-deletion-grace 1s] [--max-object-size 1.5Mi]
+                         [--token <token>] [--max-object-size 1.5Mi]
                          [--max-watches 4096] [--webhook-secret <file>] [controller flags below]
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
-The Proxy deletion grace (a Go duration, 0 for none) defaults to EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s.
 --max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
 --max-object-size (a size such as 1.5Mi, 512Ki or 2000000; default 1.5Mi, etcd's) bounds an object as
 JSON: a create, replace, patch or apply, dry run or not, that would store more is refused (413), a JSON
@@ -30,7 +28,6 @@ function parseOptions(args: string[]) {
       data: { type: "string" },
       memory: { type: "boolean", default: false },
       token: { type: "string" },
-      "proxy-deletion-grace": { type: "string" },
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
       "webhook-secret": { type: "string" },
@@ -42,12 +39,6 @@ function parseOptions(args: string[]) {
     fail(`--port: "${values.port}" is not a port (0-65535)`);
   if (values.memory && values.data !== undefined) fail("--memory and --data exclude each other; pick one");
   if (values.token === "") fail("--token: give a non-empty token, or leave the flag out to disable auth");
-  const graceText =
-    values["proxy-deletion-grace"] ?? (process.env.EXAMPLEDEV_PROXY_DELETION_GRACE || undefined);
-  const proxyDeletionGraceMs =
-    graceText === undefined ? DEFAULT_PROXY_DELETION_GRACE_MS : parseDuration(graceText);
-  if (proxyDeletionGraceMs === undefined || proxyDeletionGraceMs < 0)
-    fail(`--proxy-deletion-grace: "${graceText}" is not a duration such as 1s, 250ms or 0`);
   const maxWatches = Number(values["max-watches"] ?? DEFAULT_WATCH_SETTINGS.maxWatches);
   if (!Number.isSafeInteger(maxWatches) || maxWatches < 1)
     fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
@@ -59,7 +50,6 @@ function parseOptions(args: string[]) {
     host: values.host,
     storage: values.memory ? ("memory" as const) : { dir: values.data ?? DEFAULT_DATA_DIR },
     token: values.token ?? (process.env.EXAMPLEDEV_SERVER_TOKEN || undefined),
-    proxyDeletionGraceMs,
     watch: { maxWatches },
     maxObjectBytes,
     ...(webhookSecret !== undefined && { webhookSecret }),

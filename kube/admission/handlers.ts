@@ -9,7 +9,7 @@ import {
   secretNameOf,
   splitSecrets,
 } from "../../sdk/schema";
-import { admit, readEnvelope } from "../../server/admission";
+import { admit, readEnvelope, withDrainFinalizer } from "../../server/admission";
 import type { StoredObject } from "../../server/storage";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
 import type { SecretKeeper } from "./secrets";
@@ -38,9 +38,15 @@ function admitted(kind: KindName, object: unknown, existing: StoredObject | unde
   }
 }
 
+export interface ReviewOptions {
+  /** Whether a controller drains Proxies: a Proxy is created with its finalizer (see withDrainFinalizer). */
+  drainProxies: boolean;
+}
+
 export async function admitReview(
   request: AdmissionRequest,
   secrets: SecretKeeper,
+  options: ReviewOptions,
 ): Promise<AdmissionResponse> {
   const kind = request.kind.kind;
   const previous = request.oldObject ?? undefined;
@@ -64,6 +70,8 @@ export async function admitReview(
   }
   const patch: JsonPatch = [{ op: "replace", path: "/spec", value: spec }];
   patch.push(...annotationsPatch(request.object, result.object.metadata.annotations, secretName));
+  if (request.operation === "CREATE" && options.drainProxies)
+    patch.push(...drainFinalizerPatch(request.object));
   return allow(request.uid, patch, result.warnings);
 }
 
@@ -86,6 +94,14 @@ function metadataOnly(request: AdmissionRequest, previous: Record<string, unknow
   const { name } = previous.metadata as { name: string };
   const why = "is being deleted and its Secret is gone: only its metadata can change";
   return deny(request.uid, failureStatus("Conflict", `${request.kind.kind} "${name}" ${why}`));
+}
+
+/** The finalizers with the drain's added, for a Proxy that lacks it. */
+function drainFinalizerPatch(object: Record<string, unknown> | null | undefined): JsonPatch {
+  const metadata = (object?.metadata ?? {}) as { finalizers?: string[] };
+  const { finalizers } = withDrainFinalizer({ kind: String(object?.kind), metadata }).metadata;
+  if (finalizers === metadata.finalizers) return [];
+  return [{ op: "add", path: "/metadata/finalizers", value: finalizers }];
 }
 
 /** The object's name, or its generateName on a create that has no name yet. */

@@ -1,4 +1,5 @@
 import type { ObjectWithStatus } from "../../sdk/client/types";
+import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema/finalizers";
 import {
   type Condition as ApiCondition,
   BUILD_PHASES,
@@ -134,9 +135,9 @@ const optional = (message: string | undefined) => (message === undefined ? {} : 
 const FOREGROUND_FINALIZER = "foregroundDeletion";
 
 /**
- * The object with this uid is gone from the API (Proxy deletion finishes after a grace period). Another object
- * under the same name, created since, is not the one awaited. While it terminates, says why it is still
- * there: its dependents (a Foreground deletion), other finalizers, or a Proxy's drain.
+ * The object with this uid is gone from the API (a Proxy goes once it has drained). Another object under the
+ * same name, created since, is not the one awaited. While it terminates, says why it is still there: its
+ * dependents (a Foreground deletion), a Proxy's drain (the controller's finalizer), or other finalizers.
  */
 export function deleted(uid: string, now: () => number = Date.now): Condition<Observed> {
   /** When the deletion started, once a look saw the object terminating. */
@@ -153,7 +154,7 @@ export function deleted(uid: string, now: () => number = Date.now): Condition<Ob
           message: drained ? `drained for ${after}; deleted` : `deleted after ${after}`,
         };
       }
-      const { deletionTimestamp, deletionGracePeriodSeconds, finalizers = [] } = object.metadata;
+      const { deletionTimestamp, finalizers = [] } = object.metadata;
       if (!deletionTimestamp) return { state: "pending", message: "still present" };
       markedAt = deletionTimestamp;
       if (finalizers.includes(FOREGROUND_FINALIZER)) {
@@ -162,19 +163,18 @@ export function deleted(uid: string, now: () => number = Date.now): Condition<Ob
           message: `waiting for its dependents to be deleted first (${FOREGROUND_FINALIZER})`,
         };
       }
+      if (finalizers.includes(PROXY_DRAIN_FINALIZER)) {
+        drained = true;
+        const others = finalizers.filter((finalizer) => finalizer !== PROXY_DRAIN_FINALIZER);
+        return {
+          state: "pending",
+          message: `draining for ${secondsSince(deletionTimestamp, now())}s (the controller removes ${PROXY_DRAIN_FINALIZER} once the drain is over)${others.length > 0 ? `; then waiting for ${others.join(", ")}` : ""}`,
+        };
+      }
       if (finalizers.length > 0) {
         return { state: "pending", message: `waiting for its finalizers: ${finalizers.join(", ")}` };
       }
-      // No finalizer holds it: a Proxy draining for its grace period (the deletion's, when it asked for one).
-      drained = true;
-      const elapsed = secondsSince(deletionTimestamp, now());
-      return {
-        state: "pending",
-        message:
-          deletionGracePeriodSeconds === undefined
-            ? `draining for ${elapsed}s (the server's grace period)`
-            : `draining: terminates in ${Math.max(0, deletionGracePeriodSeconds - elapsed)}s`,
-      };
+      return { state: "pending", message: "terminating" };
     },
   };
 }

@@ -13,7 +13,7 @@ export interface ObjectSource<T> {
 
 /**
  * How often a waiter looks while no watch is live. Constant, never growing: what is awaited (the
- * controller's verdict, the end of a Proxy's deletion grace) usually takes from milliseconds to about a
+ * controller's verdict, the end of a Proxy's drain) usually takes from milliseconds to about a
  * second, and a wait should end within one interval of it. One small GET per waiting resource per interval.
  */
 export const POLL_INTERVAL_MS = 50;

@@ -44,6 +44,7 @@ export class PostPut implements WriteStrategy {
       const current = await writeTarget(kind, accessor, name, expected);
       const body = apiObject(kind, KINDS[kind].apiVersion, inputs, {
         resourceVersion: current.metadata.resourceVersion,
+        ...(current.metadata.finalizers && { finalizers: current.metadata.finalizers }),
         ...(expected.createToken !== undefined && { createToken: expected.createToken }),
       });
       return accessor.replace(name, body, {

@@ -1,7 +1,7 @@
 // Every file the repository generates, with what it is generated from: `npm run generate` writes them all,
 // `npm run generate -- --check` writes nothing and fails listing the stale ones. Adding a generated file is
 // one line in GENERATED_FILES.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CRD_SOURCE, crdFile, crdYaml } from "../../kube/crds";
 import { DEPLOY_FILES, DEPLOY_SOURCE, deployYaml } from "../../kube/deploy";
@@ -84,7 +84,10 @@ function inProcess(generated: GeneratedFile): Generated {
     path: generated.path,
     source: generated.source,
     stale: () => (read(generated.path) === text() ? [] : [generated.path]),
-    write: () => writeFileSync(path.join(REPO, generated.path), text()),
+    write: () => {
+      mkdirSync(path.dirname(path.join(REPO, generated.path)), { recursive: true });
+      writeFileSync(path.join(REPO, generated.path), text());
+    },
   };
 }
 

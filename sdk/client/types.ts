@@ -33,7 +33,7 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   /** Set while a two-phase deletion is in progress. */
   deletionTimestamp?: string;
-  /** The grace period a deletion asked for (`gracePeriodSeconds`), while the object terminates. */
+  /** 0 on a custom resource's mark, on either server, whatever grace the deletion asked for. */
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;

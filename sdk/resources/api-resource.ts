@@ -29,7 +29,7 @@ export interface ApiResourceArgs<SpecInput> {
   /**
    * How long the provider waits, in seconds (default 300): create and update wait for the kind's readiness
    * (a Service: the controller accepts the new generation and mints its revision), delete waits until the
-   * object is gone (a Proxy terminates for a grace period first). Pulumi's `customTimeouts` option does not
+   * object is gone (a Proxy drains first, until the controller takes its finalizer off). Pulumi's `customTimeouts` option does not
    * reach dynamic providers; this does. `skip: true` returns from create and update as soon as the API
    * stored the object.
    */

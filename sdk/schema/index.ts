@@ -10,6 +10,7 @@ export * from "./common";
 export { applyDefaults } from "./defaults";
 export { DURATION_PATTERN, parseDuration } from "./duration";
 export { BACKEND_PROTOCOLS, BINDING_TYPES, FAILURE_MODES, FILTER_PHASES, MANAGED_PROVIDER } from "./enums";
+export { PROXY_DRAIN_FINALIZER } from "./finalizers";
 export { KIND_NAMES, KINDS, type KindInfo, type KindName } from "./kinds";
 export {
   isObjectName,

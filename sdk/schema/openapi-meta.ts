@@ -32,7 +32,7 @@ export function metaSchemas(openapi: OpenApiVersion): Record<string, SchemaObjec
         creationTimestamp: described("Time", "When the object was created; set by the server, read-only."),
         deletionGracePeriodSeconds: {
           description:
-            "The grace period a deletion asked for (gracePeriodSeconds), while the object terminates; set by the server, read-only.",
+            "0 while the object terminates: what holds it is its finalizers (a Proxy's drain among them), whatever grace the deletion asked for; set by the server, read-only.",
           type: "integer",
           format: "int64",
         },

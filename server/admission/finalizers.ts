@@ -1,4 +1,4 @@
-import { keyProblem } from "../../sdk/schema";
+import { keyProblem, PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
 import type { StatusCause } from "../errors";
 
 /** The finalizer a Foreground deletion sets: the object goes once its dependents are gone. */
@@ -58,4 +58,20 @@ export function finalizerCauses(
 
 export function hasFinalizers(object: { metadata: { finalizers?: readonly string[] } }): boolean {
   return (object.metadata.finalizers?.length ?? 0) > 0;
+}
+
+/**
+ * A Proxy created while the controller drains Proxies carries the drain finalizer from its first version,
+ * as Kubernetes' StorageObjectInUseProtection admission gives a PersistentVolumeClaim its protection
+ * finalizer: a Proxy deleted before the controller saw it still drains, and no later write of the
+ * controller's changes the version a client was answered. Added after the request's managed fields are
+ * computed, as kube-apiserver's mutating admission does, so no field manager owns it (an apply that leaves
+ * it out does not remove it).
+ */
+export function withDrainFinalizer<T extends { kind?: string; metadata: { finalizers?: string[] } }>(
+  object: T,
+): T {
+  const finalizers = object.metadata.finalizers ?? [];
+  if (object.kind !== "Proxy" || finalizers.includes(PROXY_DRAIN_FINALIZER)) return object;
+  return { ...object, metadata: { ...object.metadata, finalizers: [...finalizers, PROXY_DRAIN_FINALIZER] } };
 }

@@ -20,6 +20,7 @@ import { redactLastApplied } from "./last-applied";
 import { withSecretName } from "./secret-name";
 
 export { type Envelope, readEnvelope } from "./envelope";
+export { withDrainFinalizer } from "./finalizers";
 export { LAST_APPLIED } from "./last-applied";
 export { secretOwnerOf } from "./secret-name";
 export { type AdmittedStatus, admitStatus } from "./status";

@@ -1,6 +1,8 @@
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import { hasFinalizers } from "../admission/finalizers";
 import type { DeleteTarget, ObjectStore, StoredObject, WatchEvent } from "../storage";
 import { Propagation } from "./propagation";
+import { terminate } from "./termination";
 
 /**
  * Kubernetes' background cascading deletion: an object whose owners are all gone is deleted, so
@@ -13,9 +15,9 @@ import { Propagation } from "./propagation";
  * store. The orphans of one commit are deleted in one commit (a delete-collection's chunk of Services
  * takes its revisions in one more), which cascades further the same way.
  */
-export function startGarbageCollector(store: ObjectStore, proxyDeletionGraceSeconds?: number): () => void {
+export function startGarbageCollector(store: ObjectStore): () => void {
   const index = new OwnerIndex();
-  const propagation = new Propagation(store, index, proxyDeletionGraceSeconds);
+  const propagation = new Propagation(store, index);
   const objects = KIND_NAMES.flatMap((kind) => store.list(kind).map((object) => ({ kind, object })));
   for (const { kind, object } of objects) index.put(kind, object);
   const unsubscribe = store.subscribeCommits((events) => {
@@ -37,8 +39,19 @@ export function startGarbageCollector(store: ObjectStore, proxyDeletionGraceSeco
   return unsubscribe;
 }
 
+/**
+ * Deletes the orphans as a client's delete would: those with finalizers (a Proxy's drain) are marked and wait
+ * for them, the rest go in one commit.
+ */
 function collect(store: ObjectStore, orphans: DeleteTarget[]): void {
-  if (orphans.length > 0) store.deleteMany(orphans);
+  const removals: DeleteTarget[] = [];
+  for (const orphan of orphans) {
+    const object = store.get(orphan.kind, orphan.name);
+    if (object !== undefined && object.metadata.uid === orphan.uid && hasFinalizers(object))
+      terminate(store, orphan.kind, object, {});
+    else removals.push(orphan);
+  }
+  if (removals.length > 0) store.deleteMany(removals);
 }
 
 interface Dependent extends DeleteTarget {

@@ -1,8 +1,7 @@
 import type { ObjectStore } from "../storage";
-import { graceSeconds, startFinalizer } from "./finalizer";
+import { startFinalizer } from "./finalizer";
 import { startGarbageCollector } from "./garbage-collector";
 
-export { FINALIZED_KINDS, graceSeconds } from "./finalizer";
 export {
   PROPAGATION_POLICIES,
   type PropagationPolicy,
@@ -12,18 +11,9 @@ export {
   terminationOf,
 } from "./termination";
 
-export interface LifecycleOptions {
-  store: ObjectStore;
-  /** How long a terminating Proxy stays visible before it disappears. */
-  proxyDeletionGraceMs: number;
-}
-
 /** The server-side object lifecycle that Kubernetes runs beside the API: garbage collection, finalizers. */
-export function startLifecycle({ store, proxyDeletionGraceMs }: LifecycleOptions): { stop(): void } {
-  const stops = [
-    startGarbageCollector(store, graceSeconds(proxyDeletionGraceMs)),
-    startFinalizer(store, proxyDeletionGraceMs),
-  ];
+export function startLifecycle(store: ObjectStore): { stop(): void } {
+  const stops = [startGarbageCollector(store), startFinalizer(store)];
   return {
     stop: () => {
       for (const stop of stops) stop();

@@ -29,8 +29,6 @@ export class Propagation {
   constructor(
     private readonly store: ObjectStore,
     private readonly graph: OwnerGraph,
-    /** The server's grace for a Proxy, recorded on a dependent Proxy's mark (see TerminationOptions). */
-    private readonly proxyDeletionGraceSeconds?: number,
   ) {}
 
   /** Picks up what a stop interrupted: owners marked for Orphan or Foreground deletion. */
@@ -90,8 +88,7 @@ export class Propagation {
     const owners = dependent.metadata.ownerReferences ?? [];
     const solid = owners.some((owner) => !this.waiting.has(owner.uid) && this.graph.objectOf(owner.uid));
     if (!solid) {
-      const grace = this.proxyDeletionGraceSeconds;
-      terminate(this.store, kind, dependent, grace === undefined ? {} : { defaultGracePeriodSeconds: grace });
+      terminate(this.store, kind, dependent, {});
       return;
     }
     for (const owner of owners) {

@@ -30,9 +30,11 @@ export type DeleteOutcome =
 
 /**
  * Kubernetes' `DeleteOptions`: preconditions, the propagation policy (what happens to the objects the
- * deleted one owns), the grace period (0 removes a Proxy at once) and dry run.
+ * deleted one owns) and dry run. `gracePeriodSeconds` is read and checked, and changes nothing, as for
+ * kube-apiserver's custom resources: what holds an object is its finalizers (a Proxy's drain among them).
  */
 export interface DeleteOptions extends TerminationOptions {
+  gracePeriodSeconds?: number;
   preconditions?: Preconditions;
   /**
    * The deprecated flag as the request gave it (it also sets `propagationPolicy`). Kept for the one thing
@@ -179,16 +181,15 @@ function describe(value: unknown): string {
 /**
  * Deletes one object as Kubernetes does. Preconditions are checked first (409 Conflict when one fails).
  * Then the lifecycle's rules (lifecycle/termination.ts): an object with finalizers (user-set, or the one a
- * Foreground or Orphan policy sets) or a Proxy within its grace period is marked with a
+ * Foreground or Orphan policy sets, or the controller's Proxy drain) is marked with a
  * `deletionTimestamp` (200, the object in the body; again 200 and the object while it terminates);
  * anything else goes at once (200 and a Success Status), as does a mark the lifecycle could finish at
  * once. Owned objects follow through the garbage collector. A dry run answers the same and changes
  * nothing.
  *
  * The codes are kube-apiserver's (k8s.io/apiserver pkg/endpoints/handlers/delete.go, `DeleteResource`):
- * 200 whether the object went or was only marked (a CRD's finalizers, a pod's graceful deletion, which a
- * Proxy's grace mirrors), and 202 only for an object not deleted at once when the request set the
- * deprecated `orphanDependents` to false.
+ * 200 whether the object went or was only marked (a CRD's finalizers), and 202 only for an object not
+ * deleted at once when the request set the deprecated `orphanDependents` to false.
  */
 export function deleteObject(
   store: ObjectStore,
@@ -223,7 +224,7 @@ function gone(kind: KindName, object: StoredObject): DeleteOutcome {
 /**
  * One chunk of a delete-collection: the objects selected earlier that are still there as the same
  * incarnation and still match the selectors. Those that go at once are removed in one commit; those the
- * lifecycle must finish (finalizers, a Proxy's grace) are each marked. The answer lists them as the
+ * lifecycle must finish (finalizers) are each marked. The answer lists them as the
  * deletion left them (a dry run: as it would); what changed or went meanwhile is passed over, as
  * Kubernetes passes over what it no longer finds.
  */
@@ -241,7 +242,7 @@ export function deleteSelected(
     return found && same && matches ? [found] : [];
   });
   if (options.dryRun) return current.map((object) => wouldDelete(kind, store, object, options).object);
-  const plans = current.map((object) => ({ object, termination: terminationOf(kind, object, options) }));
+  const plans = current.map((object) => ({ object, termination: terminationOf(object, options) }));
   const results = new Map<string, StoredObject>();
   const removals = plans.filter(({ termination }) => termination.remove).map(({ object }) => object);
   const targets = removals.map(({ metadata: { name, uid } }) => ({ kind, name, uid }));

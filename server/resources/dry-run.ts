@@ -55,7 +55,7 @@ export function wouldDelete(
   existing: StoredObject,
   options: TerminationOptions,
 ): { object: StoredObject; gone: boolean } {
-  const termination = terminationOf(kind, existing, options);
+  const termination = terminationOf(existing, options);
   if (termination.remove) return { object: removedObject(existing), gone: true };
   return { object: wouldUpdate(kind, store, termination.marked), gone: false };
 }

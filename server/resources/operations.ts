@@ -1,5 +1,12 @@
 import { KINDS, type KindName } from "../../sdk/schema";
-import { admitForStore, admitStatus, type Envelope, type FieldValidation, readEnvelope } from "../admission";
+import {
+  admitForStore,
+  admitStatus,
+  type Envelope,
+  type FieldValidation,
+  readEnvelope,
+  withDrainFinalizer,
+} from "../admission";
 import { badRequest, conflict, invalid, notFound } from "../errors";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
@@ -79,8 +86,8 @@ export class ResourceOperations {
     private readonly kind: KindName,
     private readonly store: ObjectStore,
     private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
-    /** The server's grace for a Proxy's deletion, recorded on the mark when the request gives none. */
-    private readonly proxyDeletionGraceSeconds?: number,
+    /** Whether the controller drains Proxies: a Proxy is created with its finalizer. */
+    private readonly drainProxies = false,
   ) {}
 
   /**
@@ -125,10 +132,11 @@ export class ResourceOperations {
     this.checkSize(body);
     const { object, warnings } = admitForStore(this.kind, readEnvelope(this.kind, body), options);
     const owned = this.owned(undefined, object, options.manager, body);
+    const created = this.drainProxies ? withDrainFinalizer(owned) : owned;
     return {
       object: options.dryRun
-        ? wouldCreate(this.kind, this.store, owned)
-        : this.store.create(this.kind, owned),
+        ? wouldCreate(this.kind, this.store, created)
+        : this.store.create(this.kind, created),
       warnings,
     };
   }
@@ -154,8 +162,8 @@ export class ResourceOperations {
 
   /** Server-side apply (`application/apply-patch+yaml`): see `apply/index.ts`. 201 when it created the object. */
   apply(name: string, config: unknown, options: ApplyOptions): Applied {
-    const { kind, store, maxObjectBytes } = this;
-    return applyObject({ kind, store, maxObjectBytes }, name, config, options);
+    const { kind, store, maxObjectBytes, drainProxies } = this;
+    return applyObject({ kind, store, maxObjectBytes, drainProxies }, name, config, options);
   }
 
   /**
@@ -180,7 +188,7 @@ export class ResourceOperations {
   }
 
   delete(name: string, options: DeleteOptions): DeleteOutcome {
-    return deleteObject(this.store, this.kind, name, this.withServerGrace(options));
+    return deleteObject(this.store, this.kind, name, options);
   }
 
   /**
@@ -201,14 +209,9 @@ export class ResourceOperations {
     for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
-      deleted.push(...deleteSelected(this.store, this.kind, chunk, this.withServerGrace(options)));
+      deleted.push(...deleteSelected(this.store, this.kind, chunk, options));
     }
     return this.listOf(deleted, {});
-  }
-
-  private withServerGrace<T extends DeleteOptions>(options: T): T {
-    const grace = this.proxyDeletionGraceSeconds;
-    return grace === undefined ? options : { ...options, defaultGracePeriodSeconds: grace };
   }
 
   private update(existing: StoredObject, envelope: Envelope, body: unknown, options: WriteOptions): Written {

@@ -32,8 +32,8 @@ export interface ResourceRoutesOptions {
   watches: Watches;
   /** The largest object a write may store, in bytes of JSON. */
   maxObjectBytes: number;
-  /** The grace a Proxy's deletion records when the request gives none (see `AppOptions`). */
-  proxyDeletionGraceSeconds?: number | undefined;
+  /** Whether the controller drains Proxies (see `AppOptions`). */
+  drainProxies?: boolean | undefined;
 }
 
 interface ItemRequest {
@@ -56,9 +56,9 @@ interface ItemWrites {
  */
 export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = async (
   fastify,
-  { kind, store, watches, maxObjectBytes, proxyDeletionGraceSeconds },
+  { kind, store, watches, maxObjectBytes, drainProxies },
 ) => {
-  const operations = new ResourceOperations(kind, store, maxObjectBytes, proxyDeletionGraceSeconds);
+  const operations = new ResourceOperations(kind, store, maxObjectBytes, drainProxies);
   const { group, version, plural } = KINDS[kind];
   const collection = `/apis/${group}/${version}/${plural}`;
   const item = `${collection}/:name`;

@@ -25,7 +25,7 @@ let server: TestServer;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startTestServer({ token: TOKEN });
+  server = await startTestServer({ token: TOKEN, drainProxies: true });
   client = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0 });
 });
 
@@ -117,7 +117,7 @@ describe.each(KINDS_UNDER_TEST)("the client's operations on %s", (kind) => {
   it("deletes an object and waits until it is gone", async () => {
     await api().create(input(kind, name("d")));
     const deleting = await api().delete(name("d"));
-    // A Proxy's deletion is two-phase: it stays visible, marked, until its finalizer runs.
+    // A Proxy's deletion is two-phase: it stays visible, marked, until the controller's drain is over.
     if (kind === "Proxy") expect(deleting?.metadata.deletionTimestamp).toBeDefined();
     else expect(deleting).toBeUndefined();
     await expect(

@@ -9,7 +9,8 @@ const JSON_PATCH = "application/json-patch+json";
 describe.each(KINDS_UNDER_TEST)("the seven operations on %s", (kind: KindName) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    // The server as users run it: the controller drains Proxies (a Proxy's deletion is two-phase).
+    server = await startTestServer({ drainProxies: true });
   });
   afterAll(async () => {
     await server?.close();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { KindName } from "../../sdk/schema";
+import { type KindName, PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
 import { manifest, pathOf, startTestServer, type TestServer, warningsOf } from "../helpers/server";
 import { type OpenWatch, openWatch } from "../helpers/watch";
 import { VALID_SPECS } from "./fixtures";
@@ -16,8 +16,9 @@ describe("delete propagation, grace periods and finalizers", () => {
     await server?.close();
   });
 
-  const start = async (proxyDeletionGraceMs = 60_000) => {
-    server = await startTestServer({ proxyDeletionGraceMs });
+  /** The API alone; with `drainMs`, the controller drains Proxies that long. */
+  const start = async (drainMs?: number) => {
+    server = await startTestServer(drainMs === undefined ? {} : { proxyDeletionGraceMs: drainMs });
   };
   const create = async (kind: KindName, name: string, metadata: Record<string, unknown> = {}) => {
     const reply = await server.call("POST", pathOf(kind), {
@@ -164,48 +165,21 @@ describe("delete propagation, grace periods and finalizers", () => {
   });
 
   describe("gracePeriodSeconds", () => {
-    it("0 removes a Proxy at once; another value is its grace period, which a later delete may shorten", async () => {
+    it("is checked and changes nothing: a Proxy goes at once, or is marked with 0 while a finalizer holds it", async () => {
       await start();
       await create("Proxy", "now");
-      const now = await server.call("DELETE", `${pathOf("Proxy", "now")}?gracePeriodSeconds=0`);
+      const now = await server.call("DELETE", pathOf("Proxy", "now"), { body: { gracePeriodSeconds: 30 } });
       expect(now.status, now.text).toBe(200);
       expect(now.body).toMatchObject({ kind: "Status", status: "Success" });
       expect((await get("Proxy", "now")).status).toBe(404);
 
-      await create("Proxy", "later");
-      const later = await server.call("DELETE", pathOf("Proxy", "later"), {
-        body: { gracePeriodSeconds: 30 },
-      });
-      expect(later.status).toBe(200);
-      expect(later.body.metadata.deletionGracePeriodSeconds).toBe(30);
-      const longer = await server.call("DELETE", `${pathOf("Proxy", "later")}?gracePeriodSeconds=60`);
-      expect(longer.status).toBe(200);
-      expect(longer.body.metadata.deletionGracePeriodSeconds).toBe(30);
-      const shorter = await server.call("DELETE", `${pathOf("Proxy", "later")}?gracePeriodSeconds=1`);
-      expect(shorter.status).toBe(200);
-      expect(shorter.body.metadata.deletionGracePeriodSeconds).toBe(1);
-      await expect.poll(async () => (await get("Proxy", "later")).status, { timeout: 3000 }).toBe(404);
-
-      await create("Proxy", "cut");
-      const cutMark = await server.call("DELETE", pathOf("Proxy", "cut"));
-      expect(cutMark.status).toBe(200);
-      // Without gracePeriodSeconds, the mark records the server's grace (60 s here).
-      expect(cutMark.body.metadata.deletionGracePeriodSeconds).toBe(60);
-      const cut = await server.call("DELETE", pathOf("Proxy", "cut"), { body: { gracePeriodSeconds: 0 } });
-      expect(cut.status, cut.text).toBe(200);
-      expect((await get("Proxy", "cut")).status).toBe(404);
-    });
-
-    it("a shortened grace counts from the mark, as the mark says (deletionTimestamp + the new grace)", async () => {
-      await start();
-      await create("Proxy", "short");
-      const marked = await server.call("DELETE", pathOf("Proxy", "short"));
-      expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(60);
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
-      // 2 s have passed since the mark: a grace of 2 s is over, so the Proxy goes now, not 2 s from now.
-      const shortened = await server.call("DELETE", `${pathOf("Proxy", "short")}?gracePeriodSeconds=2`);
-      expect(shortened.status, shortened.text).toBe(200);
-      expect((await get("Proxy", "short")).status).toBe(404);
+      await create("Proxy", "held", { finalizers: ["example.dev/hold"] });
+      const marked = await server.call("DELETE", `${pathOf("Proxy", "held")}?gracePeriodSeconds=30`);
+      expect(marked.status, marked.text).toBe(200);
+      expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(0);
+      const again = await server.call("DELETE", `${pathOf("Proxy", "held")}?gracePeriodSeconds=0`);
+      expect(again.body.metadata).toEqual(marked.body.metadata);
+      expect((await get("Proxy", "held")).status).toBe(200);
     });
 
     it("is accepted and changes nothing for kinds that go at once", async () => {
@@ -220,7 +194,7 @@ describe("delete propagation, grace periods and finalizers", () => {
     it.each<KindName>(["Service", "ServiceRevision", "Proxy"])(
       "hold a %s with its deletionTimestamp until an update removes them",
       async (kind) => {
-        await start(50);
+        await start();
         const created = await create(kind, "held", { finalizers: ["example.dev/hold", "example.dev/audit"] });
         expect(created.metadata.finalizers).toEqual(["example.dev/hold", "example.dev/audit"]);
         const reply = await server.call("DELETE", pathOf(kind, "held"));
@@ -228,7 +202,7 @@ describe("delete propagation, grace periods and finalizers", () => {
         expect(reply.status, reply.text).toBe(200);
         expect(reply.body.kind).toBe(kind);
         expect(reply.body.metadata.deletionTimestamp).toBeDefined();
-        await new Promise((resolve) => setTimeout(resolve, 200)); // past a Proxy's grace
+        await new Promise((resolve) => setTimeout(resolve, 200));
         const held = await get(kind, "held");
         expect(held.status).toBe(200);
         expect(held.body.metadata.deletionTimestamp).toBe(reply.body.metadata.deletionTimestamp);
@@ -248,11 +222,12 @@ describe("delete propagation, grace periods and finalizers", () => {
       },
     );
 
-    it("keep a Proxy for its grace period after they are removed", async () => {
+    it("keep a Proxy for its drain after they are removed: the controller's finalizer is not theirs", async () => {
       await start(300);
       await create("Proxy", "edge", { finalizers: ["example.dev/hold"] });
       expect((await server.call("DELETE", pathOf("Proxy", "edge"))).status).toBe(200);
-      expect((await patch("Proxy", "edge", { metadata: { finalizers: null } })).status).toBe(200);
+      const released = await patch("Proxy", "edge", { metadata: { finalizers: [PROXY_DRAIN_FINALIZER] } });
+      expect(released.status, released.text).toBe(200);
       expect((await get("Proxy", "edge")).status).toBe(200);
       await expect.poll(async () => (await get("Proxy", "edge")).status, { timeout: 3000 }).toBe(404);
     });
@@ -290,15 +265,15 @@ describe("delete propagation, grace periods and finalizers", () => {
       expect(notStrings.status).toBe(400);
     });
 
-    it("survive a server-side apply that does not mention them", async () => {
-      await start();
+    it("survive a server-side apply that does not mention them, the drain's (no manager owns it) too", async () => {
+      await start(60_000);
       await create("Proxy", "edge", { finalizers: ["example.dev/hold"] });
       const applied = await server.call("PATCH", `${pathOf("Proxy", "edge")}?fieldManager=test`, {
         body: manifest("Proxy", "edge", {}, { labels: { applied: "yes" } }),
         contentType: "application/apply-patch+yaml",
       });
       expect(applied.status, applied.text).toBe(200);
-      expect(applied.body.metadata.finalizers).toEqual(["example.dev/hold"]);
+      expect(applied.body.metadata.finalizers).toEqual(["example.dev/hold", PROXY_DRAIN_FINALIZER]);
     });
   });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
 import { openStore, type StoredObject } from "../../server/storage";
 import { call, manifest, pathOf, startTestServer } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
@@ -60,16 +61,19 @@ describe("persistence", () => {
     }
   });
 
-  it("finishes a Proxy deletion that a restart interrupted, after the grace its mark records", async () => {
+  it("finishes a Proxy deletion that a restart interrupted: the restarted controller ends the drain", async () => {
     const dir = dataDir();
     const first = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 2_000 });
     await first.call("POST", pathOf("Proxy"), { body: manifest("Proxy", "draining", {}) });
     const marked = await first.call("DELETE", pathOf("Proxy", "draining"));
     expect(marked.status).toBe(200);
-    expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(2);
+    expect(marked.body.metadata).toMatchObject({
+      deletionGracePeriodSeconds: 0,
+      finalizers: [PROXY_DRAIN_FINALIZER],
+    });
     await first.close();
 
-    // The mark's grace stands whatever the restarted server's own (as a pod's does in Kubernetes).
+    // The drain is the controller's setting: the restarted one's (50 ms) ends it.
     const second = await startTestServer({ storage: { dir }, proxyDeletionGraceMs: 50 });
     try {
       await expect.poll(() => second.store.get("Proxy", "draining"), { timeout: 5_000 }).toBeUndefined();

@@ -21,7 +21,8 @@ describe("watch", () => {
   });
 
   const start = async (options: Parameters<typeof startTestServer>[0] = {}) => {
-    server = await startTestServer({ proxyDeletionGraceMs: 60_000, ...options });
+    // The API alone: a deleted Proxy goes at once (no controller drains it).
+    server = await startTestServer(options);
     return server;
   };
   const watch = async (kind: KindName, query: string, headers: Record<string, string> = {}) => {
@@ -45,7 +46,7 @@ describe("watch", () => {
     return reply.body;
   };
   const remove = async (kind: KindName, name: string) => {
-    const reply = await server.call("DELETE", `${pathOf(kind, name)}?gracePeriodSeconds=0`);
+    const reply = await server.call("DELETE", pathOf(kind, name));
     expect(reply.status, reply.text).toBe(200);
   };
   const listVersion = async (kind: KindName) =>

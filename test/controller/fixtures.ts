@@ -1,5 +1,7 @@
 // Services and stores for the controller tests: specs as users write them, and a recorder of the writes
 // a sync makes ("seed a store, run one sync, compare actions").
+
+import mergePatch from "json-merge-patch";
 import type { Cluster, KindCache } from "../../controller";
 import type { InformerHandlers } from "../../controller/informer";
 import type { KubeObject } from "../../controller/objects";
@@ -128,6 +130,12 @@ export function storeCluster(store: ObjectStore): Cluster {
       create: async (object) => store.create(kind, object),
       replace: async (object) => store.update(kind, object),
       replaceStatus: async (object) => store.replaceStatus(kind, object),
+      // The store checks the patched object's resourceVersion, as the API checks one a patch carries.
+      patch: async (name, patch) =>
+        store.update(
+          kind,
+          mergePatch.apply(structuredClone(store.get(kind, name)), patch) as unknown as StoredObject,
+        ),
       async delete(name, uid) {
         store.delete(kind, name, uid === undefined ? undefined : { uid });
       },
@@ -135,9 +143,11 @@ export function storeCluster(store: ObjectStore): Cluster {
   };
   const services = kindCache("Service");
   const revisions = kindCache("ServiceRevision");
+  const proxies = kindCache("Proxy");
   return {
     services,
     revisions,
+    proxies,
     async start() {
       for (const { kind, handlers } of kinds) {
         for (const object of store.list(kind)) for (const handler of handlers) handler.add?.(object);

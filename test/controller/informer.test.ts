@@ -8,7 +8,7 @@ import type { ServiceRevisionSpecInput } from "../../sdk/schema";
 import { VALID_SPECS } from "../api/fixtures";
 import { startTestServer, type TestServer } from "../helpers/server";
 
-// Revisions: deleted at once (a Proxy's deletion first marks it for its grace period).
+// Revisions: deleted at once (a Proxy's deletion first marks it while the controller drains it).
 const SPEC = VALID_SPECS.ServiceRevision;
 type Revision = ServiceRevision;
 
@@ -94,6 +94,27 @@ async function watchingOne() {
 }
 
 describe("the informer", () => {
+  it("keeps of each object what its transform leaves, from the list, the watch and an assumed write", async () => {
+    const { client, create } = await setUp();
+    await create("a", { listed: "yes" });
+    const informer = new Informer(client.serviceRevisions, {}, (object: Revision) => ({
+      ...object,
+      metadata: { name: object.metadata.name, resourceVersion: object.metadata.resourceVersion },
+      spec: {} as Revision["spec"],
+    }));
+    closers.push(() => informer.stop());
+    informer.addHandlers({});
+    informer.start();
+    await informer.synced();
+    await create("b", { watched: "yes" });
+    await vi.waitFor(() => expect(informer.get("b")).toBeDefined());
+    informer.assume(await create("c", { assumed: "yes" }));
+    for (const name of ["a", "b", "c"]) {
+      expect(informer.get(name)?.metadata).toEqual({ name, resourceVersion: expect.any(String) });
+      expect(informer.get(name)?.spec).toEqual({});
+    }
+  });
+
   it("lists in pages, is synced with every object added, then follows creates, updates and deletes", async () => {
     const { client, create } = await setUp();
     for (const name of ["a", "b", "c"]) await create(name);

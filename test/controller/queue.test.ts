@@ -71,6 +71,33 @@ describe("WorkQueue", () => {
     }
   });
 
+  it("adds a key after a delay, the earlier of two delayed adds standing, and none once shut down", async () => {
+    vi.useFakeTimers();
+    try {
+      const queue = new WorkQueue();
+      queue.addAfter("drain", 500);
+      queue.addAfter("drain", 2_000);
+      expect(await queue.idle()).toBeUndefined();
+      vi.advanceTimersByTime(499);
+      let next: string | undefined = "none yet";
+      void queue.get().then((key) => {
+        next = key;
+      });
+      await Promise.resolve();
+      expect(next).toBe("none yet");
+      vi.advanceTimersByTime(1);
+      await Promise.resolve();
+      expect(next).toBe("drain");
+      queue.done("drain");
+      queue.addAfter("later", 100);
+      queue.shutDown();
+      vi.advanceTimersByTime(2_000);
+      expect(await queue.get()).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("answers every waiting get with undefined once shut down, and drops pending retries", async () => {
     const queue = new WorkQueue({ baseDelayMs: 10 });
     const waiting = queue.get();

@@ -6,7 +6,7 @@ import { clusterOf, startController } from "../../controller";
 import { startKubeApi } from "../../kube/api";
 import { type Client, createClient } from "../../sdk/client";
 import { KIND_NAMES } from "../../sdk/schema";
-import { type ServerOptions, startServer } from "../../server";
+import { DEFAULT_PROXY_DELETION_GRACE_MS, type ServerOptions, startServer } from "../../server";
 
 export const BACKENDS = ["local", "kube"] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -90,6 +90,7 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
   const controller = startController({
     cluster: clusterOf(controllerClient),
     gateways: ["default"],
+    proxyDeletionGraceMs: local.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
   });
   const client = createClient(connection);
   const raw = rawCaller(api.url, api.token, api.caCert);

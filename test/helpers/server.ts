@@ -44,6 +44,9 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
   const server = await startServer({
     port: 0,
     storage: "memory",
+    // The API alone, as kube-apiserver without the controller: no Proxy drain unless a test asks for one
+    // (names its length, or turns it on).
+    drainProxies: options.proxyDeletionGraceMs !== undefined,
     proxyDeletionGraceMs: 50,
     logStream: { write: (line) => void logs.push(line) },
     ...options,

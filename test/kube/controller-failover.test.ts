@@ -32,7 +32,8 @@ function spawnController(kubeconfig: string): ControllerProcess {
     process.execPath,
     [
       ...["-r", "ts-node/register", "controller/main.ts", "--kubeconfig", kubeconfig],
-      ...["--tag-poll-interval", "0", "--git-poll-interval", "0"],
+      // Two replicas on one machine: no health endpoint, so no port to share (it defaults to 8081).
+      ...["--tag-poll-interval", "0", "--git-poll-interval", "0", "--health-port", "0"],
     ],
     {
       cwd: REPO,

@@ -79,7 +79,7 @@ describe("the CRDs generated from the schema, on a real kube-apiserver", () => {
   };
 
   beforeAll(async () => {
-    [kube, local] = await Promise.all([startKubeApi(), startTestServer()]);
+    [kube, local] = await Promise.all([startKubeApi({ drainProxies: false }), startTestServer()]);
   });
   afterAll(async () => {
     await Promise.all([kube?.close(), local?.close()]);

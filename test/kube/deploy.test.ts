@@ -4,14 +4,14 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_NAME } from "../../controller/leader-election";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { DEPLOY_FILES } from "../../kube/deploy";
-import { CONTROLLER_IDENTITY } from "../../kube/identities";
+import { DEPLOY_FILES, OPTIONAL_DIR } from "../../kube/deploy";
+import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "../../kube/identities";
 import { INSTALL_FIELD_MANAGER } from "../../kube/install";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 
 /**
- * The generated deploy/ manifests against kube-apiserver: accepted whole by a server-side dry run, and the
- * controller's identity (as `npm run kube` installs it from the same objects) allowed what the controller
+ * The generated deploy/ manifests against kube-apiserver: accepted whole by a server-side dry run (and
+ * deploy/optional/ where what it needs is installed), and the controller's identity (as `npm run kube` installs it from the same objects) allowed what the controller
  * does and nothing more.
  */
 
@@ -36,11 +36,33 @@ describe("deploy/ on kube-apiserver", () => {
       ...["apply", "--server-side", `--field-manager=${INSTALL_FIELD_MANAGER}`, "--dry-run=server"],
       ...["-f", path.join(REPO, "deploy/")],
     );
-    const objects = DEPLOY_FILES.flatMap((file) => file.objects());
+    const objects = DEPLOY_FILES.filter((file) => !file.path.startsWith(OPTIONAL_DIR)).flatMap((file) =>
+      file.objects(),
+    );
     const applied = stdout.trim().split("\n");
     expect(applied).toHaveLength(objects.length);
     for (const line of applied) expect(line).toMatch(/ serverside-applied \(server dry run\)$/);
     expect(stdout).toContain(`deployment.apps/${CONTROLLER_IDENTITY.name}`);
+    expect(stdout).toContain(`deployment.apps/${ADMISSION_IDENTITY.name}`);
+    expect(stdout).toContain(`service/${ADMISSION_IDENTITY.name}`);
+  });
+
+  // cert-manager's own CRDs (trimmed to the fields used) stand in for cert-manager, which does not run here.
+  it("accepts deploy/optional/cert-manager.yaml where cert-manager's CRDs are installed", async () => {
+    await kubectl("apply", "--server-side", "-f", path.join(__dirname, "fixtures/cert-manager-crds.yaml"));
+    await kubectl(
+      ...["wait", "--for=condition=Established", "--timeout=60s"],
+      ...["crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io"],
+    );
+    const file = DEPLOY_FILES.find(({ path }) => path === `${OPTIONAL_DIR}cert-manager.yaml`);
+    const { stdout } = await kubectl(
+      ...["apply", "--server-side", "--dry-run=server", "--validate=strict"],
+      ...["-f", path.join(REPO, OPTIONAL_DIR)],
+    );
+    const applied = stdout.trim().split("\n");
+    expect(applied).toHaveLength(file?.objects().length ?? -1);
+    for (const line of applied) expect(line).toMatch(/ serverside-applied \(server dry run\)$/);
+    expect(stdout).toContain(`certificate.cert-manager.io/${ADMISSION_IDENTITY.name}`);
   });
 
   it("lets the controller's service account do what the controller does, and no more", async () => {
@@ -59,7 +81,10 @@ describe("deploy/ on kube-apiserver", () => {
       [["update", `leases/${DEFAULT_LEASE_NAME}`, "-n", SECRETS_NAMESPACE], "yes"],
       [["create", "leases", "-n", SECRETS_NAMESPACE], "yes"],
       [["update", "servicerevisions.compute.example.dev"], "no"],
-      [["list", "proxies.core.example.dev"], "no"],
+      [["list", "proxies.core.example.dev"], "yes"],
+      [["patch", "proxies.core.example.dev"], "yes"],
+      [["update", "proxies.core.example.dev"], "no"],
+      [["delete", "proxies.core.example.dev"], "no"],
       [["patch", "services.compute.example.dev"], "no"],
       [["list", "secrets", "-n", SECRETS_NAMESPACE], "no"],
       [["get", "secrets", "-n", "default"], "no"],

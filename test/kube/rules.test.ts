@@ -79,7 +79,7 @@ describe("every rule of the catalog on kube-apiserver (CRDs and admission webhoo
     both("POST", `${pathOf(kind)}${query}`, manifest(kind, name, spec));
 
   beforeAll(async () => {
-    [kube, local] = await Promise.all([startKubeApi(), startTestServer()]);
+    [kube, local] = await Promise.all([startKubeApi({ drainProxies: false }), startTestServer()]);
   });
   afterAll(async () => {
     console.log(

@@ -165,7 +165,7 @@ describe("secret values on the real API server", () => {
   };
 
   beforeAll(async () => {
-    api = await startKubeApi({ sweep: SWEEP });
+    api = await startKubeApi({ sweep: SWEEP, drainProxies: false });
     admin = kubeClient(api.url, api.token, api.caCert, "secrets-test");
     for (const { kind, name, spec } of OBJECTS)
       await admin.ok("POST", pathOf(kind), manifest(kind, name, spec));

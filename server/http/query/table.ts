@@ -172,7 +172,7 @@ export const QUERY_PARAMETERS = {
   gracePeriodSeconds: {
     type: "integer",
     description:
-      "How long a Proxy stays terminating before it goes (default: the server's grace period); 0 removes it at once.",
+      "Accepted and checked (a whole number of seconds), without effect, as for any custom resource: what keeps an object terminating is its finalizers (a Proxy's is the controller's drain).",
     operations: DELETES,
     parse: (value) => wholeNumber("gracePeriodSeconds", value, SECONDS),
   },

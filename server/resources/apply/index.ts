@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { KINDS, type KindName } from "../../../sdk/schema";
-import { admitForStore, admitStatus, type FieldValidation, readEnvelope } from "../../admission";
+import {
+  admitForStore,
+  admitStatus,
+  type FieldValidation,
+  readEnvelope,
+  withDrainFinalizer,
+} from "../../admission";
 import { ApiError, badRequest, conflict, invalid, notFound, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import {
@@ -103,11 +109,15 @@ export interface Applied {
   created: boolean;
 }
 
-/** The kind an apply writes to, the store that holds it, and the largest object it may store. */
+/**
+ * The kind an apply writes to, the store that holds it, the largest object it may store, and whether a
+ * Proxy it creates gets the drain finalizer.
+ */
 export interface ApplyTarget {
   kind: KindName;
   store: ObjectStore;
   maxObjectBytes: number;
+  drainProxies?: boolean;
 }
 
 /**
@@ -115,7 +125,7 @@ export interface ApplyTarget {
  * object is refused (413) when larger than `maxObjectBytes` as JSON, before admission and before storing.
  */
 export function applyObject(
-  { kind, store, maxObjectBytes }: ApplyTarget,
+  { kind, store, maxObjectBytes, drainProxies }: ApplyTarget,
   name: string,
   body: unknown,
   options: ApplyOptions,
@@ -180,7 +190,8 @@ export function applyObject(
     // Nothing to write: the object keeps its resourceVersion, as an unchanged update does in Kubernetes.
     if (unchanged) return { object: existing, warnings, created: false };
   }
-  const result = withManagedFields(object, managedFields);
+  const owned = withManagedFields(object, managedFields);
+  const result = existing === undefined && drainProxies ? withDrainFinalizer(owned) : owned;
   checkObjectSize(kind, result, maxObjectBytes);
   if (options.dryRun) {
     const would = existing ? wouldUpdate(kind, store, result) : wouldCreate(kind, store, result);

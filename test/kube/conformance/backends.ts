@@ -65,7 +65,7 @@ export async function startLocalBackend(): Promise<Backend> {
  * called (startKubeApi), as a deployment runs them.
  */
 export async function startKubeBackend(): Promise<Backend> {
-  const kube = await startKubeApi();
+  const kube = await startKubeApi({ drainProxies: false });
   const dispatcher = new Agent({ connect: { ca: kube.caCert } });
   const headers = { authorization: `Bearer ${kube.token}` };
   return backend("kube", kube.url, headers, dispatcher, kube.kubeconfig, async () => {

@@ -699,24 +699,29 @@ export function sharedTests(backend: () => Backend): void {
     expect(gone.body).toMatchObject({ kind: "Status", status: "Success" });
   });
 
-  test("a Proxy deleted without a grace period of 0 (see differences.ts)", async (server) => {
+  test("a Proxy deleted with a grace period and no finalizer goes at once (the drain is a finalizer)", async (server) => {
     const name = unique("grace");
     await create(server, name);
-    const reply = await server.call("DELETE", pathOf("Proxy", name));
+    const reply = await server.call("DELETE", `${pathOf("Proxy", name)}?gracePeriodSeconds=30`);
     expect(reply.status, reply.text).toBe(200);
-    if (DIFFERENCES[server.name].proxyDeletionGrace) {
-      // Marked for its grace: 200 and the object, as kube-apiserver answers a pod's graceful deletion,
-      // the grace recorded on the mark.
-      expect(reply.body).toMatchObject({
-        kind: "Proxy",
-        metadata: {
-          name,
-          deletionTimestamp: expect.any(String),
-          deletionGracePeriodSeconds: expect.any(Number),
-        },
-      });
-    } else {
-      expect(reply.body).toMatchObject({ kind: "Status", status: "Success" });
-    }
+    expect(reply.body).toMatchObject({ kind: "Status", status: "Success" });
+  });
+
+  test("a Proxy a finalizer holds is marked with a grace of 0, whatever grace the delete asks", async (server) => {
+    const name = unique("held");
+    const made = await server.call("POST", proxies, {
+      body: manifest("Proxy", name, {}, { finalizers: ["example.dev/hold"] }),
+    });
+    expect(made.status, made.text).toBe(201);
+    const marked = await server.call("DELETE", `${pathOf("Proxy", name)}?gracePeriodSeconds=30`);
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.body.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      deletionGracePeriodSeconds: 0,
+      finalizers: ["example.dev/hold"],
+    });
+    const released = await patch(server, name, { metadata: { finalizers: null } });
+    expect(released.status, released.text).toBe(200);
+    await expect.poll(async () => (await server.call("GET", pathOf("Proxy", name))).status).toBe(404);
   });
 }

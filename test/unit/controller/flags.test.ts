@@ -8,10 +8,11 @@ import { controllerSettings, FlagError } from "../../../controller/flags";
 
 describe("the controller's flags", () => {
   it("defaults to the local server's settings", () => {
-    expect(controllerSettings({})).toEqual({
+    expect(controllerSettings({}, {})).toEqual({
       egressGateways: ["default"],
       logLevel: "info",
       tagPollIntervalMs: 30_000,
+      proxyDeletionGraceMs: 1000,
       git: {
         pollIntervalMs: 30_000,
         buildCommands: false,
@@ -36,6 +37,16 @@ describe("the controller's flags", () => {
       credentialsFile: "creds.yaml",
       git: { allow: ["https://git.example.dev/team/"], buildTimeoutMs: 90_000, maxCloneBytes: 1572864 },
     });
+  });
+
+  it("takes the Proxy drain from --proxy-deletion-grace, else EXAMPLEDEV_PROXY_DELETION_GRACE", () => {
+    const env = { EXAMPLEDEV_PROXY_DELETION_GRACE: "5s" };
+    expect(controllerSettings({ "proxy-deletion-grace": "250ms" }, env).proxyDeletionGraceMs).toBe(250);
+    expect(controllerSettings({}, env).proxyDeletionGraceMs).toBe(5000);
+    expect(controllerSettings({ "proxy-deletion-grace": "0" }, env).proxyDeletionGraceMs).toBe(0);
+    expect(() => controllerSettings({}, { EXAMPLEDEV_PROXY_DELETION_GRACE: "later" })).toThrow(
+      '--proxy-deletion-grace: "later" is not a duration',
+    );
   });
 
   it.each([

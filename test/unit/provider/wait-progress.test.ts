@@ -195,15 +195,22 @@ describe("the lines the conditions derive from the object", () => {
     expect(condition.observe(observed(older))).toEqual(pending("no revision until the first build"));
   });
 
-  it("a delete: draining with or without a known grace, dependents, finalizers, and how it ended", () => {
+  it("a delete: draining, dependents, finalizers, and how it ended", () => {
     const terminating = (metadata: Partial<ObjectWithStatus["metadata"]>): ObjectWithStatus => ({
       metadata: { name: "edge", uid: "u1", deletionTimestamp: "2026-11-26T10:00:00Z", ...metadata },
     });
     const drain = deleted("u1", at(3));
-    expect(drain.observe(terminating({ deletionGracePeriodSeconds: 15 }))).toEqual(
-      pending("draining: terminates in 12s"),
+    const held = { finalizers: ["core.example.dev/drain"], deletionGracePeriodSeconds: 0 };
+    expect(drain.observe(terminating(held))).toEqual(
+      pending("draining for 3s (the controller removes core.example.dev/drain once the drain is over)"),
     );
-    expect(drain.observe(terminating({}))).toEqual(pending("draining for 3s (the server's grace period)"));
+    expect(
+      drain.observe(terminating({ finalizers: ["core.example.dev/drain", "example.dev/backup"] })),
+    ).toEqual(
+      pending(
+        "draining for 3s (the controller removes core.example.dev/drain once the drain is over); then waiting for example.dev/backup",
+      ),
+    );
     expect(drain.observe(undefined)).toEqual({ state: "ready", message: "drained for 3s; deleted" });
 
     const owner = deleted("u1", at(2));
@@ -213,6 +220,7 @@ describe("the lines the conditions derive from the object", () => {
     expect(owner.observe(terminating({ finalizers: ["example.dev/drain"] }))).toEqual(
       pending("waiting for its finalizers: example.dev/drain"),
     );
+    expect(owner.observe(terminating({}))).toEqual(pending("terminating"));
     expect(owner.observe({ metadata: { name: "edge", uid: "another" } })).toEqual({
       state: "ready",
       message: "deleted after 2s",

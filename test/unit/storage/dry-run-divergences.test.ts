@@ -30,13 +30,22 @@ describe.each(KINDS_UNDER_TEST)("%s", (kind) => {
 
 describe("a dry-run update of a terminating Proxy", () => {
   beforeEach(() => {
-    const existing = store.create("Proxy", admitted("Proxy", { name: "edge" }));
-    terminate(store, "Proxy", existing, { gracePeriodSeconds: 30 });
+    const existing = store.create(
+      "Proxy",
+      admitted("Proxy", { name: "edge", finalizers: ["example.dev/hold"] }),
+    );
+    // The mark records a grace of 0, as kube-apiserver records it for a custom resource.
+    terminate(store, "Proxy", existing, {});
   });
 
   const next = (deletionGracePeriodSeconds?: number) => {
     const { resourceVersion } = (store.get("Proxy", "edge") as StoredObject).metadata;
-    const metadata = { name: "edge", resourceVersion, labels: { updated: "yes" } };
+    const metadata = {
+      name: "edge",
+      resourceVersion,
+      labels: { updated: "yes" },
+      finalizers: ["example.dev/hold"],
+    };
     return admitted("Proxy", {
       ...metadata,
       ...(deletionGracePeriodSeconds && { deletionGracePeriodSeconds }),
@@ -44,13 +53,13 @@ describe("a dry-run update of a terminating Proxy", () => {
   };
 
   it("keeps the stored grace when the update names none (as admission hands every update over)", () => {
-    expect(wouldUpdate("Proxy", store, next()).metadata.deletionGracePeriodSeconds).toBe(30);
-    expect(store.update("Proxy", next()).metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(wouldUpdate("Proxy", store, next()).metadata.deletionGracePeriodSeconds).toBe(0);
+    expect(store.update("Proxy", next()).metadata.deletionGracePeriodSeconds).toBe(0);
   });
 
   it("cannot lengthen the grace, as the update cannot", () => {
-    expect(wouldUpdate("Proxy", store, next(60)).metadata.deletionGracePeriodSeconds).toBe(30);
-    expect(store.update("Proxy", next(60)).metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(wouldUpdate("Proxy", store, next(60)).metadata.deletionGracePeriodSeconds).toBe(0);
+    expect(store.update("Proxy", next(60)).metadata.deletionGracePeriodSeconds).toBe(0);
   });
 });
 

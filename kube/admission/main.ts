@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// `exampledev-admission-webhook` (`npm run webhook`): the admission webhook (kube/admission/server.ts, the
+// same server `npm run kube` runs in its process) over HTTPS on its own, as deploy/ runs it in a pod behind
+// the Service exampledev-system/exampledev-admission-webhook. It connects as the webhook's service account
+// (or a kubeconfig's user) to mint and read the Secrets of secret values, re-reads its certificate files
+// when they change (a renewed Secret), serves /healthz and /readyz beside /admit, and logs pino JSON on
+// stdout. SIGINT or SIGTERM stop it once the requests in flight are answered; exit code 0.
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import pino from "pino";
+import { connectionOf } from "../../controller/connection";
+import { FlagError, LOG_LEVELS, parsedOrExit } from "../../controller/flags";
+import { stopOnSignals } from "../../controller/stop-signals";
+import { kubeClientOf } from "../client";
+import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
+import { DEFAULT_SWEEP, startAdmissionServer } from "./server";
+
+const USAGE = `usage: npm run webhook -- --tls-cert <file> --tls-key <file> [--port 8443] [--bind-address 0.0.0.0]
+                          [--kubeconfig <file>] [--context <name>] [--cert-reload-interval 10]
+                          [--log-level info]
+Serves /admit (the MutatingWebhookConfiguration in deploy/), /healthz and /readyz over HTTPS. The PEM
+certificate and key are read again every --cert-reload-interval seconds (0: never) and served once they
+change. Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in
+(exampledev-admission-webhook: it reads the three kinds and keeps Secrets in exampledev-system).`;
+
+const FLAGS = {
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  port: { type: "string", default: "8443" },
+  "bind-address": { type: "string", default: "0.0.0.0" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  "cert-reload-interval": { type: "string", default: "10" },
+  "log-level": { type: "string", default: "info" },
+  help: { type: "boolean", default: false },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+function parseOptions(args: string[]) {
+  const { values } = parseArgs({ args, options: FLAGS, strict: true });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const certFile = values["tls-cert"];
+  const keyFile = values["tls-key"];
+  if (!certFile || !keyFile)
+    throw new FlagError("--tls-cert and --tls-key: name the PEM certificate and key");
+  const logLevel = values["log-level"];
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new FlagError(`--log-level: use one of ${LOG_LEVELS.join(", ")}`);
+  return {
+    files: { certFile, keyFile },
+    listen: { host: values["bind-address"], port: integer("--port", values.port, 65_535) },
+    reloadMs: integer("--cert-reload-interval", values["cert-reload-interval"], 86_400) * 1000,
+    connection: connectionOf(values),
+    logLevel,
+  };
+}
+
+function integer(flag: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > max) throw new FlagError(`${flag}: a whole number from 0 to ${max}`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const options = parsedOrExit(() => parseOptions(process.argv.slice(2)), USAGE);
+  const log = pino({ level: options.logLevel });
+  const served = await readCertificateFiles(options.files);
+  const server = await startAdmissionServer({
+    client: kubeClientOf(options.connection, "exampledev-admission"),
+    ...served,
+    sweep: DEFAULT_SWEEP,
+    // deploy/ runs the controller beside it, which drains Proxies.
+    drainProxies: true,
+    listen: options.listen,
+    log,
+  });
+  const watch =
+    options.reloadMs === 0
+      ? undefined
+      : watchCertificateFiles(options.files, served, {
+          intervalMs: options.reloadMs,
+          onChange: (pair) => {
+            server.setCertificate(pair.cert, pair.key);
+            log.info(options.files, "serving the renewed certificate");
+          },
+          onError: (error) => log.warn({ error: String(error) }, "could not read the certificate files"),
+        });
+  log.info({ url: server.url, connection: options.connection.baseUrl }, "serving /admit");
+  stopOnSignals(
+    async () => {
+      log.info("stopping");
+      watch?.stop();
+      await server.close();
+    },
+    (message) => log.error(message),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
