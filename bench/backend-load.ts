@@ -1,11 +1,14 @@
 // The two backends under the same load, one round on fresh ones: start time and RSS, watched creates (100
 // watches reading every event while 2,000 ServiceRevisions are created, and how long after the last create
-// the last event arrives), 10k Proxy creates at concurrency 16, lists of the 10k. Both backends are up at
-// once and take turns (alternating chunks, or alternating order), so load from elsewhere meets both alike.
+// the last event arrives), 10k Proxy creates at concurrency 16, lists of the 10k, then the controller's
+// minting (1,000 Services, service-minting.ts), last so that the rows before it meet no Services. Both
+// backends are up at once and take turns (alternating chunks, or alternating order), so load from elsewhere
+// meets both alike.
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Backend, type BackendName, startBackend, totalRss } from "./backends";
 import { batch, body, CONCURRENCY, type LoadResult, OBJECTS, paired, pathOf, request } from "./server-load";
+import { mintServices, type ServiceMinting } from "./service-minting";
 import { median, round } from "./stats";
 import { startClients, type WatchCounts } from "./watch-load";
 
@@ -27,8 +30,11 @@ export interface WatchDelivery {
   events: number;
   /** From the last create's answer to the last event received (undefined: not all arrived in time). */
   lastEventAfterMs: number | undefined;
-  /** Watches answered 200, refused otherwise, and ended by the server (then resumed), as the clients saw. */
-  clients: { opened: number; refused: number; endedByServer: number };
+  /**
+   * Watches answered 200, refused otherwise, ended by the server (then resumed), and ended by an ERROR event:
+   * 410 Expired (not resumed) or another (asked again after 1 s), as the clients saw.
+   */
+  clients: { opened: number; refused: number; endedByServer: number; expired: number; errors: number };
 }
 
 export interface BackendFigures {
@@ -39,18 +45,31 @@ export interface BackendFigures {
   fullListMs: number;
   pagedList: LoadResult;
   rssMb: Record<string, number>;
+  services: ServiceMinting;
 }
 
 export interface BackendRound {
   loadavg: number;
   backends: Record<BackendName, BackendFigures>;
   /** Medians of per-chunk ratios, kube's time ÷ local's (above 1: local is faster). */
-  kubeOverLocal: { create: number; pagedList: number; fullList: number };
+  kubeOverLocal: {
+    create: number;
+    pagedList: number;
+    fullList: number;
+    /** Local's Services live per second ÷ kube's (NaN when a side did not see every one live). */
+    servicesLive: number;
+  };
 }
 
 async function watchedCreates(backend: Backend): Promise<WatchDelivery> {
   const watchPath = pathOf("ServiceRevision");
-  const clients = await startClients(backend.url, WATCHES, "read", watchPath, backend.credentials);
+  // From a list's version: without one, kube-apiserver 1.35 first waits for its watch cache to reach etcd's
+  // revision (up to 3 s, then a 504 ERROR event) and sends the objects it holds as ADDED events.
+  const listed = JSON.parse(await request(backend.dispatcher, "GET", `${watchPath}?limit=1`)) as {
+    metadata: { resourceVersion: string };
+  };
+  const start = listed.metadata.resourceVersion;
+  const clients = await startClients(backend.url, WATCHES, "read", watchPath, backend.credentials, start);
   let delivery: Omit<WatchDelivery, "clients">;
   let counts: WatchCounts;
   try {
@@ -75,8 +94,8 @@ async function watchedCreates(backend: Backend): Promise<WatchDelivery> {
   } finally {
     counts = await clients.counts();
   }
-  const { opened, refused, endedByServer } = counts;
-  return { ...delivery, clients: { opened, refused, endedByServer } };
+  const { opened, refused, endedByServer, expired, errors } = counts;
+  return { ...delivery, clients: { opened, refused, endedByServer, expired, errors } };
 }
 
 /** `sides` in this order when `turn` is even, reversed when odd. */
@@ -115,6 +134,15 @@ export async function measureBackends(packageRoot: string, rep: number): Promise
     const pagedList = await paired(sides, 500, 1, async (side) => {
       await request(backends[side].dispatcher, "GET", `${pathOf("Proxy")}?limit=100`);
     });
+    const rssMb = { local: backends.local.rss(), kube: backends.kube.rss() };
+    const services = {} as Record<BackendName, ServiceMinting>;
+    for (const name of inTurn(sides, rep)) {
+      services[name] = await mintServices(backends[name]);
+      const { live, livePerSecond, createToLiveP50Ms } = services[name];
+      console.error(
+        `    ${name}: ${live} Services live, ${livePerSecond ?? "-"}/s, create to live p50 ${createToLiveP50Ms} ms`,
+      );
+    }
     const figures = (side: BackendName): BackendFigures => ({
       startMs: round(backends[side].startMs, 0),
       rssStartedMb: rssStarted[side],
@@ -122,7 +150,8 @@ export async function measureBackends(packageRoot: string, rep: number): Promise
       create: create.results[side],
       fullListMs: round(median(fullLists[side]), 1),
       pagedList: pagedList.results[side],
-      rssMb: backends[side].rss(),
+      rssMb: rssMb[side],
+      services: services[side],
     });
     const measured = { local: figures("local"), kube: figures("kube") };
     console.error(
@@ -136,6 +165,10 @@ export async function measureBackends(packageRoot: string, rep: number): Promise
         create: create.ratio,
         pagedList: pagedList.ratio,
         fullList: round(median(listRatios), 2),
+        servicesLive: round(
+          (services.local.livePerSecond ?? Number.NaN) / (services.kube.livePerSecond ?? Number.NaN),
+          2,
+        ),
       },
     };
   } finally {

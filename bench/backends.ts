@@ -5,7 +5,7 @@
 // an admin's dispatcher and the settings that point the provider at it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Dispatcher, Pool } from "undici";
@@ -38,15 +38,15 @@ export interface Backend {
 const STOP_WAIT_MS = 30_000;
 
 /**
- * Local: no Proxy deletion grace, because kube-apiserver, with no controller against it, deletes a Proxy at
- * once: the server default (1 s of draining before the object goes) would be a cost only the local side pays.
+ * Both backends drain a deleted Proxy for 0 s: the drain is a finalizer on both (the controller takes it off),
+ * so a Proxy's delete is the mark, the controller's patch and the removal on either, and the default 1 s of
+ * draining would only add the same wait to every destroy.
  */
+const NO_DRAIN = ["--proxy-deletion-grace", "0"];
+
 async function startLocal(packageRoot: string): Promise<Backend> {
   const begun = performance.now();
-  const server: ServerProcess = await spawnServer(packageRoot, "memory", "silent", [
-    "--proxy-deletion-grace",
-    "0",
-  ]);
+  const server: ServerProcess = await spawnServer(packageRoot, "memory", "silent", NO_DRAIN);
   const startMs = performance.now() - begun;
   return {
     name: "local",
@@ -91,9 +91,13 @@ function processName(pid: number): string {
 
 async function startKube(packageRoot: string): Promise<Backend> {
   const begun = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [path.join(packageRoot, "dist/kube/main.js")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(packageRoot, "dist/kube/main.js"), ...NO_DRAIN],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let output = "";
   const kubeconfig = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (chunk) => {
@@ -139,6 +143,8 @@ async function startKube(packageRoot: string): Promise<Backend> {
         for (const pid of children) killIfAlive(pid);
         child.kill("SIGKILL");
         await exited;
+        // Its temporary directory (keys, etcd's data, logs), which it removes only when it stops itself.
+        rmSync(path.dirname(kubeconfig), { recursive: true, force: true });
       }
     },
   };

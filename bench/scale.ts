@@ -17,6 +17,7 @@ import {
   warmUpContenders,
 } from "./scale-runs";
 import { CONCURRENCY, medianLoad, OBJECTS } from "./server-load";
+import { SERVICES, type ServiceMinting } from "./service-minting";
 import { median, round, table } from "./stats";
 
 export interface ScaleOptions {
@@ -48,6 +49,8 @@ export async function benchBackends(packageRoot: string, reps: number) {
     // Over the rounds whose watches received every event within the wait.
     lastEventAfterMs: round(median(of(name).flatMap((run) => run.watch.lastEventAfterMs ?? [])), 0),
     watchEvents: of(name).map((run) => `${run.watch.events}/${run.watch.watches * run.watch.creates}`),
+    watchClients: of(name).map((run) => run.watch.clients),
+    services: summarizeServices(of(name).map((run) => run.services)),
   });
   const ratio = (pick: (run: BackendRound) => number) => round(median(rounds.map(pick)), 2);
   return {
@@ -57,7 +60,27 @@ export async function benchBackends(packageRoot: string, reps: number) {
       create: ratio((run) => run.kubeOverLocal.create),
       pagedList: ratio((run) => run.kubeOverLocal.pagedList),
       fullList: ratio((run) => run.kubeOverLocal.fullList),
+      // Over the rounds in which both sides saw every Service live.
+      servicesLive: round(
+        median(rounds.map((run) => run.kubeOverLocal.servicesLive).filter((value) => !Number.isNaN(value))),
+        2,
+      ),
     },
+  };
+}
+
+/** Medians over rounds; rates and latencies only over the rounds that saw every Service live. */
+function summarizeServices(rounds: readonly ServiceMinting[]) {
+  const complete = rounds.filter((run) => run.livePerSecond !== undefined);
+  return {
+    services: rounds[0]?.services ?? SERVICES,
+    createdPerSecond: round(median(rounds.map((run) => run.createdPerSecond)), 0),
+    livePerSecond: round(median(complete.map((run) => run.livePerSecond as number)), 1),
+    createToLiveP50Ms: round(median(complete.map((run) => run.createToLiveP50Ms)), 0),
+    createToLiveP99Ms: round(median(complete.map((run) => run.createToLiveP99Ms)), 0),
+    /** Per round: Services seen live of those created, and revisions the Services control. */
+    live: rounds.map((run) => `${run.live}/${run.services}`),
+    revisions: rounds.map((run) => run.revisions),
   };
 }
 
@@ -176,6 +199,30 @@ function printScale(server: BackendFiguresSummary | undefined, pulumi: readonly 
         costRatio(local.rssMb, kube.rssMb),
         "",
       ],
+      [
+        `create ${local.services.services} Services, concurrency ${CONCURRENCY} (/s)`,
+        local.services.createdPerSecond,
+        kube.services.createdPerSecond,
+        "",
+        costRatio(kube.services.createdPerSecond, local.services.createdPerSecond),
+        "",
+      ],
+      [
+        "  Services live, first create to last live (/s)",
+        local.services.livePerSecond,
+        kube.services.livePerSecond,
+        "",
+        times(server.kubeOverLocal.servicesLive),
+        "",
+      ],
+      [
+        "  create to revision live p50 / p99 (ms)",
+        `${local.services.createToLiveP50Ms} / ${local.services.createToLiveP99Ms}`,
+        `${kube.services.createToLiveP50Ms} / ${kube.services.createToLiveP99Ms}`,
+        "",
+        costRatio(local.services.createToLiveP50Ms, kube.services.createToLiveP50Ms),
+        "",
+      ],
     );
   }
   for (const figures of pulumi) {
@@ -197,6 +244,21 @@ function printScale(server: BackendFiguresSummary | undefined, pulumi: readonly 
     console.log(
       `watch events received of expected, per round: local ${server.medians.local.watchEvents.join(", ")}; ` +
         `kube ${server.medians.kube.watchEvents.join(", ")}`,
+    );
+    const clients = (name: BackendName) =>
+      server.medians[name].watchClients
+        .map(
+          ({ opened, refused, endedByServer, expired, errors }) =>
+            `${opened}/${refused}/${endedByServer}/${expired}/${errors}`,
+        )
+        .join(", ");
+    console.log(
+      `watch clients opened/refused/ended by the server/expired (410)/other ERROR, per round: local ${clients("local")}; kube ${clients("kube")}`,
+    );
+    const { local, kube } = server.medians;
+    console.log(
+      `Services live of created, per round: local ${local.services.live.join(", ")}; kube ${kube.services.live.join(", ")}` +
+        ` (revisions they control: local ${local.services.revisions.join(", ")}; kube ${kube.services.revisions.join(", ")})`,
     );
   }
   if (pulumi.length > 0) {

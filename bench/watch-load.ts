@@ -55,6 +55,9 @@ export interface WatchCounts {
   events: number;
   endedByServer: number;
   refused: number;
+  /** Watches that ended with a 410 Expired ERROR event (not resumed), or with another ERROR event. */
+  expired: number;
+  errors: number;
 }
 
 interface Clients {
@@ -77,6 +80,8 @@ export async function startClients(
   mode: "read" | "stall",
   watchPath = pathOf("Proxy"),
   credentials: WatchCredentials = {},
+  /** Where the first watches start; default the server's "now". */
+  startVersion?: string,
 ): Promise<Clients> {
   const env = {
     ...process.env,
@@ -85,7 +90,14 @@ export async function startClients(
   };
   const child = spawn(
     process.execPath,
-    [path.join(__dirname, "watch-clients.js"), url, String(count), mode, watchPath],
+    [
+      path.join(__dirname, "watch-clients.js"),
+      url,
+      String(count),
+      mode,
+      watchPath,
+      ...(startVersion === undefined ? [] : [startVersion]),
+    ],
     { stdio: ["ignore", "pipe", "inherit"], env },
   );
   let output = "";
