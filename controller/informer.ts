@@ -49,8 +49,12 @@ export class Informer<T extends Cached> {
   private version: string | undefined;
   private hasSynced = false;
   private syncWaiters: (() => void)[] = [];
-  /** Names `assumeDeleted` took out, with the uid they had. */
-  private readonly deleted = new Map<string, string>();
+  /**
+   * Incarnations known to be deleted, by name: taken out by `assumeDeleted` (until the watch brings the
+   * deletion), or by the watch or a relist (so that the answer to an earlier write of one, arriving after
+   * its deletion, does not bring it back). See `Tombstones`.
+   */
+  private readonly deleted = new Tombstones();
   private versionWaiters: { version: string; resolve: () => void }[] = [];
   private running: Promise<void> | undefined;
 
@@ -112,7 +116,9 @@ export class Informer<T extends Cached> {
    * version is then no news; an older one never replaces it.
    */
   assume(object: T): void {
-    const cached = this.cache.get(object.metadata.name);
+    const { name, uid } = object.metadata;
+    if (uid !== undefined && this.deleted.has(name, uid)) return;
+    const cached = this.cache.get(name);
     if (cached && isOlder(object.metadata.resourceVersion, cached.metadata.resourceVersion)) return;
     this.put(object);
   }
@@ -122,8 +128,6 @@ export class Informer<T extends Cached> {
    * watch brings its deletion, events of that incarnation (uid) are older news and do not bring it back.
    */
   assumeDeleted(name: string): void {
-    const uid = this.cache.get(name)?.metadata.uid;
-    if (uid !== undefined) this.deleted.set(name, uid);
     this.remove(name);
   }
 
@@ -154,9 +158,8 @@ export class Informer<T extends Cached> {
             failures = 0;
             const { name, uid, resourceVersion } = event.object.metadata;
             if (event.type === "DELETED") {
-              this.deleted.delete(name);
               this.remove(name);
-            } else if (event.type !== "BOOKMARK" && (uid === undefined || this.deleted.get(name) !== uid)) {
+            } else if (event.type !== "BOOKMARK" && (uid === undefined || !this.deleted.has(name, uid))) {
               this.put(event.object);
             }
             this.reach(resourceVersion ?? this.version);
@@ -192,7 +195,6 @@ export class Informer<T extends Cached> {
       version = page.metadata.resourceVersion;
       token = page.metadata.continue || undefined;
     } while (token);
-    this.deleted.clear();
     for (const name of this.cache.keys()) if (!listed.has(name)) this.remove(name);
     for (const object of listed.values()) this.put(object);
     this.reach(version);
@@ -225,10 +227,37 @@ export class Informer<T extends Cached> {
   private remove(name: string): void {
     const previous = this.cache.get(name);
     if (!previous) return;
+    if (previous.metadata.uid !== undefined) this.deleted.add(name, previous.metadata.uid);
     this.cache.delete(name);
     for (const handler of this.handlers) handler.delete?.(previous);
   }
 }
+
+/**
+ * Deleted incarnations (name and uid), each for `TOMBSTONE_MS`: long enough for the answer of any write made
+ * before the deletion (a request has a deadline of seconds) and for a lagging watch's older events, short
+ * enough that a controller deleting objects all day keeps only the last minute's.
+ */
+class Tombstones {
+  /** In the order they were added, which is the order they expire in. */
+  private readonly entries = new Map<string, { uid: string; at: number }>();
+
+  add(name: string, uid: string, now = Date.now()): void {
+    this.entries.delete(name);
+    this.entries.set(name, { uid, at: now });
+    for (const [oldest, { at }] of this.entries) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  has(name: string, uid: string): boolean {
+    const entry = this.entries.get(name);
+    return entry !== undefined && entry.uid === uid && Date.now() - entry.at < TOMBSTONE_MS;
+  }
+}
+
+const TOMBSTONE_MS = 60_000;
 
 /**
  * Whether version `a` comes before `b` (an unknown one before any). Versions are etcd revisions on

@@ -240,6 +240,22 @@ describe("the informer", () => {
     expect(informer.get("a")?.metadata.uid).toBe(recreated.metadata.uid);
   });
 
+  it("does not bring back an object whose deletion arrived before the answer to a write of it", async () => {
+    // The drain's patch that takes off a Proxy's last finalizer is answered after the server removed the
+    // Proxy: on a busy controller the watch's DELETED is read first.
+    const { client, informer, calls } = await watchingOne();
+    const labelled = await client.serviceRevisions.patch(
+      "a",
+      { metadata: { labels: { late: "yes" } } },
+      { type: "merge" },
+    );
+    await client.serviceRevisions.delete("a");
+    await informer.reached((await client.serviceRevisions.list()).metadata.resourceVersion ?? "");
+    informer.assume(labelled);
+    expect(informer.get("a")).toBeUndefined();
+    expect(calls).toEqual(["add a", "update a", "delete a"]);
+  });
+
   it("stops: the watch ends and the cache keeps what it held", async () => {
     const { client, create } = await setUp();
     await create("a");
