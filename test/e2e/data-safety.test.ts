@@ -204,13 +204,13 @@ describe.each(BACKENDS)(
       const runs: Record<string, number> = {};
       const counts: Record<string, unknown> = {};
 
-      await untilSucceeded("up", runs, () => stack.up());
+      await untilSucceeded("up", runs, (watch) => stack.up(watch));
       counts.afterUp = await censusDirect(stack);
       await stack.setConfig("generation", { value: "2" });
-      await untilSucceeded("update", runs, () => stack.up());
+      await untilSucceeded("update", runs, (watch) => stack.up(watch));
       counts.afterUpdate = await censusDirect(stack);
-      await untilSucceeded("refresh", runs, () => stack.refresh({ expectNoChanges: true }));
-      await untilSucceeded("destroy", runs, () => stack.destroy());
+      await untilSucceeded("refresh", runs, (watch) => stack.refresh({ expectNoChanges: true, ...watch }));
+      await untilSucceeded("destroy", runs, (watch) => stack.destroy(watch));
       counts.afterDestroy = await censusDirect(stack);
 
       console.log(
@@ -236,17 +236,56 @@ describe.each(BACKENDS)(
   },
 );
 
+/**
+ * A CLI run longer than this is cut short (the CLI cancels) and its last output printed: every wait of the
+ * provider ends by 300 s, so a longer run is a hang, and its output says what it waited on.
+ */
+const RUN_LIMIT_MS = 360_000;
+
+/** What a CLI run is given to be watched: its output, and the signal that cancels it. */
+interface RunWatch {
+  onOutput: (out: string) => void;
+  signal: AbortSignal;
+}
+
 /** Runs a CLI operation again while it fails (a fault can outlast the retries), at most 10 times. */
-async function untilSucceeded(name: string, runs: Record<string, number>, run: () => Promise<unknown>) {
+async function untilSucceeded(
+  name: string,
+  runs: Record<string, number>,
+  run: (watch: RunWatch) => Promise<unknown>,
+) {
   for (let attempt = 1; ; attempt++) {
     runs[name] = attempt;
+    const started = Date.now();
+    const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+    const output: string[] = [];
+    const cut = new AbortController();
+    const limit = setTimeout(() => {
+      // Printed at once: a CLI that hangs may not end on SIGINT either (it lets operations in flight finish).
+      const tail = output.join("").split("\n").slice(-40).join("\n");
+      console.log(`[faults] ${name} run ${attempt} is cut short after ${took()}; its last output:\n${tail}`);
+      cut.abort();
+    }, RUN_LIMIT_MS);
     try {
-      return await run();
+      const result = await run({ onOutput: (out) => output.push(out), signal: cut.signal });
+      console.log(`[faults] ${name} run ${attempt} succeeded in ${took()}`);
+      return result;
     } catch (error) {
+      // Why a run failed tells a fault that outlasted the retries from a hang (a wait run to its deadline).
+      console.log(`[faults] ${name} run ${attempt} failed in ${took()}: ${failureLines(error)}`);
       // A refresh that found changes is a real failure, not a fault to retry.
       if (attempt >= 10 || /expected no changes|no changes were expected/i.test(String(error))) throw error;
+    } finally {
+      clearTimeout(limit);
     }
   }
+}
+
+/** The lines of a CLI failure that name an error (the engine's output around them is noise here). */
+function failureLines(error: unknown): string {
+  const lines = String(error instanceof Error ? error.message : error).split("\n");
+  const errors = lines.filter((line) => /error|timed out/i.test(line)).map((line) => line.trim());
+  return [...new Set(errors)].slice(0, 12).join(" | ");
 }
 
 interface Census {
