@@ -284,7 +284,8 @@ async function untilSucceeded(
 /** The lines of a CLI failure that name an error (the engine's output around them is noise here). */
 function failureLines(error: unknown): string {
   const lines = String(error instanceof Error ? error.message : error).split("\n");
-  const errors = lines.filter((line) => /error|timed out/i.test(line)).map((line) => line.trim());
+  // Pulumi lists an operation's errors under "N errors occurred:" as `* message` lines.
+  const errors = lines.filter((line) => /error|timed out|^\s*\* /i.test(line)).map((line) => line.trim());
   return [...new Set(errors)].slice(0, 12).join(" | ");
 }
 
