@@ -242,7 +242,8 @@ class Tombstones {
   /** In the order they were added, which is the order they expire in. */
   private readonly entries = new Map<string, { uid: string; at: number }>();
 
-  add(name: string, uid: string, now = Date.now()): void {
+  add(name: string, uid: string): void {
+    const now = Date.now();
     this.entries.delete(name);
     this.entries.set(name, { uid, at: now });
     for (const [oldest, { at }] of this.entries) {
