@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { failureStatus } from "../../sdk/errors/reasons";
 import type { KubeClient } from "../client";
 import { admitReview } from "./handlers";
-import { type AdmissionResponse, readReview, reviewOf } from "./review";
+import { type AdmissionRequest, type AdmissionResponse, readReview, reviewOf } from "./review";
 import { SecretKeeper, type SweepOptions } from "./secrets";
 
 /**
@@ -56,8 +56,18 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   // The process serves (liveness) and takes reviews until it stops (readiness): the kubelet's probes.
   app.get("/healthz", async () => "ok");
   app.get("/readyz", async (_request, reply) => (ready ? "ok" : reply.code(503).send("shutting down")));
-  app.post("/admit", async (request) => {
-    const review = readReview(request.body);
+  // Any body reaches the handler, whatever its type, to be refused there as what it is not (400).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  app.post("/admit", async (request, reply) => {
+    let review: AdmissionRequest;
+    try {
+      review = readReview(jsonOf(request.headers["content-type"], request.body as Buffer));
+    } catch (error) {
+      // Not a v1 AdmissionReview of a kind it serves: the caller's error, never the webhook's.
+      const message = error instanceof Error ? error.message : String(error);
+      return reply.code(400).send(failureStatus("BadRequest", message));
+    }
     let response: AdmissionResponse;
     try {
       response = await admitReview(review, secrets, { drainProxies: options.drainProxies });
@@ -94,4 +104,18 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       await options.client.close();
     },
   };
+}
+
+/** The JSON of a body kube-apiserver sends (`application/json`); an Error for anything else. */
+function jsonOf(contentType: string | undefined, body: Buffer | undefined): unknown {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json")
+    throw new Error(
+      `not an AdmissionReview this webhook serves: Content-Type ${type || "none"}, not application/json`,
+    );
+  try {
+    return JSON.parse((body ?? Buffer.alloc(0)).toString("utf8"));
+  } catch {
+    throw new Error("not an AdmissionReview this webhook serves: the body is not JSON");
+  }
 }
