@@ -2,12 +2,18 @@
 // Service: syncs caused by anything else (revision events, the controller's own status writes, a restart
 // once the status is current) reuse the answer, so a moved tag is picked up when the Service is written
 // or when the tag poll (`recheckTag`) finds it moved. A failure that may pass is the exception: it is
-// asked about again, but not while its retry backs off.
+// asked about again, but not while its retry backs off. Registries are asked in the host lanes (lanes.ts),
+// never in the sync: a sync whose answer is not in yet is told what it waits for, and the answer queues
+// the Service again.
+import { createHash } from "node:crypto";
 import type { BundleRef, GitSource, ServiceSource } from "../sdk/schema";
 import { type BuildStatus, CONDITION_REASONS } from "../sdk/schema/status";
 import type { GitSources } from "./git";
+import { type HostLanes, LanesStopped, type LaneWait } from "./lanes";
+import { canonicalJson } from "./naming";
 import type { KubeObject } from "./objects";
 import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
+import { parseRepository } from "./oci/reference";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
 
@@ -28,6 +34,8 @@ export interface BuildReport {
 export type BundleOutcome = (
   | { ok: true; bundle: PinnedBundle; resolvedTag?: ResolvedTag }
   | { ok: false; reason: RejectionReason; message: string; retryable: boolean }
+  /** The registry has not answered yet: the answer queues the Service again. */
+  | { ok: false; pending: LaneWait }
 ) & { builds?: BuildReport };
 
 const AWAITING_BUILD: BundleOutcome = {
@@ -50,7 +58,19 @@ interface Resolution {
   uid: string | undefined;
   /** The resourceVersion of the Service write the answer holds for. */
   resourceVersion: string | undefined;
-  result: ResolveResult;
+  /** The last answer for this write; undefined while the first is asked. */
+  result?: ResolveResult;
+  /** A sync has read `result` (a failure that may pass is asked again only after that sync's backoff). */
+  reported: boolean;
+  /** The lane call under way for this write (its key). */
+  asking?: string;
+}
+
+/** Where the answers go: the lanes calls run in, and who is told an answer is in. */
+export interface BundleLanes {
+  lanes: HostLanes;
+  /** Queues a sync of the Service whose answer is in. */
+  requeue(name: string): void;
 }
 
 export interface BundleOptions {
@@ -71,6 +91,8 @@ export class BundleSources {
     private readonly resolveOptions: ResolveOptions = {},
     /** Builds of git sources; without it a git source awaits a build for ever. */
     private readonly git?: GitSources,
+    /** Without lanes, a tag is resolved in the sync itself (tests of one sync). */
+    private readonly lanes?: BundleLanes,
   ) {}
 
   async bundleFor(
@@ -104,7 +126,14 @@ export class BundleSources {
     // Not answered for this write yet: the sync it queued resolves the tag anyway.
     if (!known || known.uid !== uid || known.resourceVersion !== resourceVersion) return { moved: false };
     const before = known.result;
-    const result = await resolveBundle(oci, this.resolveOptions);
+    if (before === undefined || known.asking !== undefined) return { moved: false };
+    let result: ResolveResult;
+    try {
+      result = await this.ask(oci);
+    } catch (error) {
+      if (error instanceof LanesStopped) return { moved: false };
+      throw error;
+    }
     if (this.resolutions.get(name) !== known || known.result !== before) return { moved: false };
     if (!result.ok) return { moved: false, failure: result.message };
     if (before.ok && before.digest === result.digest) return { moved: false };
@@ -146,20 +175,105 @@ export class BundleSources {
     service: KubeObject,
     oci: BundleRef,
     options: BundleOptions,
-  ): Promise<ResolveResult> {
+  ): Promise<ResolveResult | { ok: false; pending: LaneWait }> {
     const { name, uid, resourceVersion } = service.metadata;
     const known = this.resolutions.get(name);
     const sameService = known !== undefined && known.uid === uid;
-    if (sameService && known.resourceVersion === resourceVersion) {
+    const sameWrite = sameService && known.resourceVersion === resourceVersion;
+    if (sameWrite && known.asking !== undefined) {
+      // Asked again after a failure: the failure stands until the answer is in.
+      const wait = this.lanes?.lanes.wait(known.asking);
+      if (known.result) return known.result;
+      if (wait) return { ok: false, pending: wait };
+    }
+    if (sameWrite && known.result) {
       const { result } = known;
-      if (result.ok || !result.retryable || options.retryPending) return result;
+      const fresh = !known.reported;
+      known.reported = true;
+      if (result.ok || !result.retryable || options.retryPending || fresh) return result;
     }
     // Recorded like a resolution, so the tag poll compares against what the Service runs.
-    const result: ResolveResult =
-      !sameService && options.settledDigest
-        ? { ok: true, digest: options.settledDigest }
-        : await resolveBundle(oci, this.resolveOptions);
-    this.resolutions.set(name, { uid, resourceVersion, result });
-    return result;
+    if (!sameService && options.settledDigest) {
+      const result: ResolveResult = { ok: true, digest: options.settledDigest };
+      this.resolutions.set(name, { uid, resourceVersion, result, reported: true });
+      return result;
+    }
+    const lanes = this.lanes;
+    const host = lanes ? hostOf(oci, this.resolveOptions) : undefined;
+    if (!lanes || host === undefined) {
+      // No network (a missing credentialsRef, a malformed repo), or no lanes: answered here.
+      const result = await resolveBundle(oci, this.resolveOptions);
+      this.resolutions.set(name, { uid, resourceVersion, result, reported: true });
+      return result;
+    }
+    const entry: Resolution = {
+      uid,
+      resourceVersion,
+      ...(sameWrite && known.result && { result: known.result }),
+      reported: false,
+    };
+    const key = callKey(oci);
+    entry.asking = key;
+    this.resolutions.set(name, entry);
+    this.ask(oci, host, key).then(
+      (result) => {
+        if (this.resolutions.get(name) !== entry) return;
+        entry.asking = undefined;
+        entry.result = result;
+        entry.reported = false;
+        lanes.requeue(name);
+      },
+      () => {
+        // The controller stops.
+        if (this.resolutions.get(name) === entry) entry.asking = undefined;
+      },
+    );
+    const wait = lanes.lanes.wait(key);
+    if (entry.result) return entry.result;
+    return wait ? { ok: false, pending: wait } : { ok: false, pending: queuedNow(host, oci) };
   }
+
+  /** The tag's digest, asked in the registry's lane (or here, without lanes). */
+  private ask(oci: BundleRef, host = hostOf(oci, this.resolveOptions), key = callKey(oci)) {
+    const lanes = this.lanes?.lanes;
+    if (!lanes || host === undefined) return resolveBundle(oci, this.resolveOptions);
+    const what = `tag "${oci.tag ?? DEFAULT_TAG}" of ${oci.repo}`;
+    return lanes.run<ResolveResult>({
+      host,
+      key,
+      what,
+      work: (signal) => resolveBundle(oci, { ...this.resolveOptions, signal }),
+      onDeadline: (deadlineMs) => ({
+        ok: false,
+        reason: CONDITION_REASONS.Accepted.BundleResolutionFailed,
+        message: `cannot resolve ${what} (${this.resolveOptions.fieldPath ?? "spec.source.oci"}): ${host} gave no answer within the controller's deadline of ${deadlineMs / 1000} s`,
+        retryable: true,
+      }),
+      hostFailed: (result) => !result.ok && result.retryable,
+    });
+  }
+}
+
+/** The registry host a tag is asked of; undefined when resolving asks no host (answered without network). */
+function hostOf(oci: BundleRef, options: ResolveOptions): string | undefined {
+  if (oci.digest) return undefined;
+  const found = options.credentials?.lookup(oci, options.fieldPath ?? "spec.source.oci");
+  if (found !== undefined && !found.ok) return undefined;
+  if (oci.credentialsRef && found === undefined) return undefined;
+  try {
+    return parseRepository(oci.repo, "spec.source.oci").host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Equal asks share one call: the same repo, tag and credentials. Hashed, so the key holds no secret. */
+function callKey(oci: BundleRef): string {
+  const { repo, tag, credentials, credentialsRef } = oci;
+  const identity = canonicalJson({ repo, tag: tag ?? DEFAULT_TAG, credentials, credentialsRef });
+  return createHash("sha256").update(identity).digest("hex");
+}
+
+function queuedNow(host: string, oci: BundleRef): LaneWait {
+  return { host, what: `tag "${oci.tag ?? DEFAULT_TAG}" of ${oci.repo}`, since: Date.now(), state: "queued" };
 }

@@ -4,6 +4,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { PROXY_DRAIN_FINALIZER, parseDuration } from "../sdk/schema";
 import { GIT_DEFAULTS } from "./git";
+import { DEFAULT_WORKERS } from "./index";
 import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -20,11 +21,12 @@ export const CONTROLLER_FLAGS = {
   "build-timeout": { type: "string" },
   "git-max-clone-size": { type: "string" },
   "proxy-deletion-grace": { type: "string" },
+  "controller-workers": { type: "string" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
 export const CONTROLLER_USAGE = `Controller: [--egress-gateways default,...] [--log-level info] [--credentials <file>]
 [--tag-poll-interval 30s] [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands]
-[--build-timeout 10m] [--git-max-clone-size 1Gi] [--proxy-deletion-grace 1s]
+[--build-timeout 10m] [--git-max-clone-size 1Gi] [--proxy-deletion-grace 1s] [--controller-workers 8]
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
 it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
 --git-allow lists URL prefixes git sources may be fetched from (default: local paths, file:// and
@@ -33,7 +35,10 @@ resolved, in the prefix and in the URL, again before each fetch); --git-poll-int
 off; --build-commands lets build.command run code from the repository on this machine (off by default);
 --git-max-clone-size bounds a mirror and a packaged tree. --proxy-deletion-grace (a duration, 0 for none;
 default EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s) is how long a deleted Proxy drains: the controller keeps
-the finalizer ${PROXY_DRAIN_FINALIZER} on every Proxy and removes it that long after the deletion.`;
+the finalizer ${PROXY_DRAIN_FINALIZER} on every Proxy and removes it that long after the deletion.
+--controller-workers (default ${DEFAULT_WORKERS}) is how many Services are synced at once (never one Service
+twice at once); registries are asked beside the workers, a few requests per host, so a registry that hangs
+holds up only the Services that name it.`;
 
 type FlagDefinitions = NonNullable<ParseArgsConfig["options"]>;
 
@@ -45,7 +50,8 @@ export function parseCommandLine<Options extends FlagDefinitions>(
   args: string[],
   options: Options,
   usage: string,
-) {
+  // Written out: the inferred type's declaration names a type parameter of @types/node's that is not in scope.
+): ReturnType<typeof parseArgs<CommandLine<Options>>>["values"] {
   const config: CommandLine<Options> = {
     args,
     options: { ...options, ...CONTROLLER_FLAGS, ...HELP_FLAG },
@@ -79,6 +85,7 @@ export interface ControllerFlagValues {
   "build-timeout"?: string;
   "git-max-clone-size"?: string;
   "proxy-deletion-grace"?: string;
+  "controller-workers"?: string;
 }
 
 /** A flag's value that cannot be used; the message names the flag. Commands print it with their usage. */
@@ -109,6 +116,8 @@ export interface ControllerSettings {
   tagPollIntervalMs: number;
   /** How long a deleted Proxy drains. */
   proxyDeletionGraceMs: number;
+  /** Services synced at once. */
+  workers: number;
   git: {
     allow?: string[];
     pollIntervalMs: number;
@@ -144,6 +153,7 @@ export function controllerSettings(
       values["proxy-deletion-grace"] ?? (env.EXAMPLEDEV_PROXY_DELETION_GRACE || undefined),
       DEFAULT_PROXY_DELETION_GRACE_MS,
     ),
+    workers: workerCount(values["controller-workers"]),
     git: {
       ...(allow && { allow }),
       pollIntervalMs: duration("git-poll-interval", values["git-poll-interval"], GIT_DEFAULTS.pollIntervalMs),
@@ -158,6 +168,13 @@ export function controllerSettings(
       ),
     },
   };
+}
+
+function workerCount(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_WORKERS;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+    throw new FlagError(`--controller-workers: "${text}" is not a whole number from 1 to 1000`);
+  return Number(text);
 }
 
 /** How long a deleted Proxy drains unless told otherwise: the local server's grace since its first days. */

@@ -1,7 +1,9 @@
 // The Service controller: keeps every Service's revisions and status in line with its spec. In the shape of
 // sample-controller: it reads through informers' caches and writes through the API like any client; events
-// only queue Service names (a revision's event queues its owner), one worker syncs one name at a time, and
-// the sync is idempotent. The controller's own writes come back as events too (assumed into the cache as
+// only queue Service names (a revision's event queues its owner), `workers` workers take names from the
+// queue (never one name in two workers at once: the queue hands a name out again only after `done`), and
+// the sync is idempotent. Registries are asked in per-host lanes beside the workers (lanes.ts), never in
+// them: a Service whose registry hangs waits in its host's lane, and every other Service is synced meanwhile. The controller's own writes come back as events too (assumed into the cache as
 // the server answered them): the sync they queue finds the state as it would write it and writes nothing.
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { BundleSources } from "./bundle";
@@ -12,6 +14,7 @@ import { ProxyDrain } from "./drain";
 import { serviceKeyOf } from "./events";
 import { type GitOptions, GitSources } from "./git";
 import type { InformerHandlers } from "./informer";
+import { HostLanes, type LaneOptions } from "./lanes";
 import { type ControllerLogger, silentLogger } from "./logger";
 import type { KubeObject } from "./objects";
 import { OwnedRevisions } from "./owned-revisions";
@@ -40,6 +43,7 @@ export {
   type HookResult,
   parseHookEvent,
 } from "./git";
+export { LANE_DEFAULTS, type LaneOptions } from "./lanes";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
 export { SERVICE_LABEL } from "./revision";
@@ -65,7 +69,19 @@ export interface ControllerOptions {
    * cache of them, no permission needed).
    */
   proxyDeletionGraceMs?: number;
+  /** Services synced at once (`--controller-workers`). Default `DEFAULT_WORKERS`. */
+  workers?: number;
+  /** Registry calls: per host at once, deadline, host backoff. */
+  lanes?: Omit<LaneOptions, "signal">;
 }
+
+/**
+ * Workers unless told otherwise. A sync is a few API round trips and almost no CPU (registries are asked
+ * in the lanes, not in the sync), so workers mostly wait on the API server: 8 keep a local server or a
+ * kube-apiserver busy on a 2-core machine (measured in docs/performance.md) without a burst of writes large
+ * enough to crowd out other clients; client-go controllers default to 5 to 10 for the same reason.
+ */
+export const DEFAULT_WORKERS = 8;
 
 export interface Controller {
   /**
@@ -88,6 +104,7 @@ export function startController(options: ControllerOptions): Controller {
   const log = options.log ?? silentLogger;
   const queue = new WorkQueue(options.backoff);
   const stopping = new AbortController();
+  const lanes = new HostLanes({ ...options.lanes, signal: stopping.signal });
   const owned = new OwnedRevisions(cluster.revisions);
   // Builds run beside the worker, never in it: a finished or advancing build queues its Service again.
   const git = new GitSources(
@@ -100,6 +117,7 @@ export function startController(options: ControllerOptions): Controller {
       ...(options.credentials && { credentials: options.credentials }),
     },
     git,
+    { lanes, requeue: (name) => queue.add(name) },
   );
   const sync = new ServiceSync({
     cluster,
@@ -160,15 +178,18 @@ export function startController(options: ControllerOptions): Controller {
   // As client-go's controllers: no sync before the caches hold the first lists.
   const synced = Promise.race([cluster.start(), abortion(stopping.signal)]);
   drain?.run(synced);
-  const worker = (async () => {
+  const work = async () => {
     await synced;
     for (let name = await queue.get(); name !== undefined; name = await queue.get()) {
       // A sync queued while a retry backs off (by the status write that reported the failure, say) does
       // not try the failure again ahead of it, and leaves that retry as it is.
       const retryPending = queue.retryPending(name);
       try {
-        const { retry } = await sync.syncService(name, { retryPending });
-        if (!retry) {
+        const { retry, requeueAfterMs } = await sync.syncService(name, { retryPending });
+        if (requeueAfterMs !== undefined) {
+          // Waiting for a registry: its answer queues the Service; meanwhile status says how long.
+          queue.addAfter(name, requeueAfterMs);
+        } else if (!retry) {
           queue.forget(name);
         } else if (!retryPending) {
           const delayMs = queue.retryLater(name);
@@ -182,13 +203,19 @@ export function startController(options: ControllerOptions): Controller {
         queue.done(name);
       }
     }
-  })();
+  };
+  const workerCount = Math.max(1, Math.floor(options.workers ?? DEFAULT_WORKERS));
+  const workers = Promise.all(Array.from({ length: workerCount }, work));
 
   return {
     git,
     async idle() {
       await synced;
-      await Promise.all([queue.idle(), drain?.idle()]);
+      // An answer from a registry queues its Service: idle once neither waits for the other.
+      for (;;) {
+        await Promise.all([queue.idle(), drain?.idle(), lanes.idle()]);
+        if (queue.isIdle() && lanes.isIdle()) return;
+      }
     },
     synced: () => synced,
     reached: (versions) => cluster.reached(versions),
@@ -196,7 +223,7 @@ export function startController(options: ControllerOptions): Controller {
       unwatchCredentials?.();
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
-      await Promise.all([worker, drain?.stop()]);
+      await Promise.all([workers, drain?.stop()]);
       await cluster.stop();
       await git.close();
     },

@@ -129,7 +129,8 @@ export class WorkQueue {
     getter(key);
   }
 
-  private isIdle(): boolean {
+  /** No key waits and none is processing (retries in backoff and delayed adds do not count). */
+  isIdle(): boolean {
     return this.order.length === 0 && this.processing.size === 0;
   }
 

@@ -36,6 +36,7 @@ export function startReplica(options: ReplicaOptions): Replica {
       gateways: settings.egressGateways,
       tagPollIntervalMs: settings.tagPollIntervalMs,
       proxyDeletionGraceMs: settings.proxyDeletionGraceMs,
+      workers: settings.workers,
       git: settings.git,
       ...(credentials && { credentials }),
     },

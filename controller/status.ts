@@ -27,7 +27,9 @@ export type WrittenServiceStatus = ServiceStatus & { observedGeneration: number;
 export type RejectionReason = Exclude<ReasonOf<typeof CONDITION_TYPES.Accepted>, typeof Accepted.Minted>;
 
 export function acceptedCondition(
-  outcome: { minted: string; runs: string; note?: string } | { reason: RejectionReason; message: string },
+  outcome:
+    | { minted: string; runs: string; note?: string }
+    | { reason: RejectionReason; message: string; status?: "False" | "Unknown" },
 ): ConditionState {
   if ("minted" in outcome) {
     return {
@@ -39,7 +41,7 @@ export function acceptedCondition(
   }
   return {
     type: CONDITION_TYPES.Accepted,
-    status: "False",
+    status: outcome.status ?? "False",
     reason: outcome.reason,
     message: outcome.message,
   };

@@ -10,6 +10,7 @@ import { type Cluster, hasReason } from "./cluster";
 import type { ConditionState } from "./conditions";
 import type { GitSources } from "./git";
 import { revisionsToPrune } from "./history";
+import type { LaneWait } from "./lanes";
 import type { ControllerLogger } from "./logger";
 import type { KubeObject } from "./objects";
 import type { ResolveOptions } from "./oci";
@@ -50,11 +51,37 @@ export interface SyncOptions {
 export interface SyncResult {
   /** The sync met a failure that may pass: run it again after a backoff. */
   retry: boolean;
+  /**
+   * The sync waits for a registry's answer (which queues the Service when it comes): sync again after this
+   * long anyway, to report the time waited. Neither a success nor a failure: the backoff stays as it is.
+   */
+  requeueAfterMs?: number;
 }
+
+/** A wait shorter than this writes no status: the answer usually comes first and queues the Service. */
+export const WAIT_REPORT_AFTER_MS = 1_000;
+/** How often status says again how long a Service has waited for a registry. */
+export const WAIT_REPORT_EVERY_MS = 5_000;
 
 type Minting =
   | { ok: true; latest: string; condition: ConditionState }
   | { ok: false; condition: ConditionState; retryable: boolean };
+
+/** The Accepted condition of a Service whose registry has not answered yet. */
+export function awaitingRegistryCondition(wait: LaneWait, now = Date.now()): ConditionState {
+  const waited = Math.max(0, Math.floor((now - wait.since) / 1000));
+  const why =
+    wait.state === "asking"
+      ? "a request is out"
+      : wait.state === "queued"
+        ? `queued for a free slot of that host, ${wait.ahead ?? 0} ahead of it`
+        : `the host failed ${wait.failures ?? 1} time${wait.failures === 1 ? "" : "s"} in a row and is backed off until ${new Date(wait.until ?? now).toISOString()}`;
+  return acceptedCondition({
+    reason: CONDITION_REASONS.Accepted.AwaitingRegistry,
+    status: "Unknown",
+    message: `waited ${waited} s for registry ${wait.host} to resolve ${wait.what} (${why}); the revision is minted once it answers`,
+  });
+}
 
 export class ServiceSync {
   private readonly cluster: Pick<Cluster, "services" | "revisions">;
@@ -109,8 +136,17 @@ export class ServiceSync {
     const service = this.cluster.services.get(name);
     if (!service || service.metadata.resourceVersion !== observed.metadata.resourceVersion)
       return { retry: false };
+    // Waiting for a registry: nothing to decide until it answers (the answer queues the Service), unless the
+    // wait is long enough to be worth saying so in status.
+    const pending = "pending" in outcome ? outcome.pending : undefined;
+    if (pending) {
+      const waited = Date.now() - pending.since;
+      if (waited < WAIT_REPORT_AFTER_MS)
+        return { retry: false, requeueAfterMs: WAIT_REPORT_AFTER_MS - waited };
+    }
     try {
-      return await this.converge(service, spec, outcome);
+      const result = await this.converge(service, spec, outcome);
+      return pending ? { retry: false, requeueAfterMs: WAIT_REPORT_EVERY_MS } : result;
     } catch (error) {
       // A write met a newer version of what it was decided from: the event of that version queues the
       // Service again, and its sync decides afresh.
@@ -133,9 +169,11 @@ export class ServiceSync {
     const note = builds?.skipped
       ? `commit ${builds.skipped.slice(0, 12)} was not built: it changes no path matching spec.source.git.triggers.paths`
       : undefined;
-    const minting = outcome.ok
+    const minting: Minting = outcome.ok
       ? await this.mint(service, spec.template, outcome.bundle, note)
-      : ({ ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable } as const);
+      : "pending" in outcome
+        ? { ok: false, condition: awaitingRegistryCondition(outcome.pending), retryable: false }
+        : { ok: false, condition: acceptedCondition(outcome), retryable: outcome.retryable };
     // While the current generation cannot be minted, the last minted revision stays the latest.
     const latest = minting.ok ? minting.latest : this.statusRevision(service)?.metadata.name;
     const pinned = spec.liveRevision || undefined;
@@ -173,7 +211,10 @@ export class ServiceSync {
       this.bundles.carryForward(service, written);
       if (!minting.ok) {
         const { reason, message } = minting.condition;
-        this.log.warn({ service: name, reason, message }, "no revision minted");
+        // A wait is news only when it ends; a failure is news at once.
+        if (reason === CONDITION_REASONS.Accepted.AwaitingRegistry)
+          this.log.info({ service: name, reason, message }, "waiting for a registry");
+        else this.log.warn({ service: name, reason, message }, "no revision minted");
       }
     }
     return { retry: !minting.ok && minting.retryable };

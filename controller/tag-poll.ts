@@ -1,11 +1,13 @@
 // Moving tags: a Service whose `source.oci` names a tag and no digest mints again when the tag moves. Every
-// interval the poll asks the registry again about each such tag, one Service after the other, and queues a
-// sync only for those whose tag now points elsewhere. A failed poll changes nothing: the Service keeps
+// interval the poll asks the registry again about each such tag, all at once through the registries' lanes
+// (lanes.ts: a few calls per host, equal tags asked once, so a hanging registry delays only its own
+// Services' polls), and queues a sync only for those whose tag now points elsewhere. A failed poll changes nothing: the Service keeps
 // its revision, and the next poll asks again. A Service whose retry backs off is left to that retry.
 import { applyDefaults, type ServiceSpec } from "../sdk/schema";
 import type { BundleSources } from "./bundle";
 import type { KindCache } from "./cluster";
 import type { ControllerLogger } from "./logger";
+import type { KubeObject } from "./objects";
 
 /** `--tag-poll-interval` default: as often as git sources are polled. */
 export const DEFAULT_TAG_POLL_INTERVAL_MS = 30_000;
@@ -44,22 +46,25 @@ export function startTagPoll(options: TagPollOptions): void {
 }
 
 async function pollOnce(options: TagPollOptions): Promise<void> {
-  const { services, bundles, log } = options;
-  for (const service of services.list()) {
-    if (options.signal.aborted) return;
-    const { name } = service.metadata;
-    if (service.metadata.deletionTimestamp !== undefined || options.retryPending(name)) continue;
-    const { oci } = (applyDefaults("Service", service.spec) as unknown as ServiceSpec).source;
-    if (!oci || oci.digest) continue;
-    const { moved, failure } = await bundles.recheckTag(service, oci);
-    if (moved) {
-      log.info({ service: name, repo: oci.repo, tag: oci.tag }, "tag moved; minting for its new digest");
-      options.enqueue(name);
-    } else if (failure !== undefined) {
-      log.warn(
-        { service: name, message: failure },
-        "tag poll could not resolve the tag; keeping the last answer",
-      );
-    }
+  const { services } = options;
+  await Promise.all(services.list().map((service) => pollService(options, service)));
+}
+
+async function pollService(options: TagPollOptions, service: KubeObject): Promise<void> {
+  const { bundles, log } = options;
+  if (options.signal.aborted) return;
+  const { name } = service.metadata;
+  if (service.metadata.deletionTimestamp !== undefined || options.retryPending(name)) return;
+  const { oci } = (applyDefaults("Service", service.spec) as unknown as ServiceSpec).source;
+  if (!oci || oci.digest) return;
+  const { moved, failure } = await bundles.recheckTag(service, oci);
+  if (moved) {
+    log.info({ service: name, repo: oci.repo, tag: oci.tag }, "tag moved; minting for its new digest");
+    options.enqueue(name);
+  } else if (failure !== undefined) {
+    log.warn(
+      { service: name, message: failure },
+      "tag poll could not resolve the tag; keeping the last answer",
+    );
   }
 }

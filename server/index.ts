@@ -75,6 +75,8 @@ export interface ServerOptions {
   webhookSecret?: string;
   /** How often tags of OCI sources without a digest are resolved again; 0 turns it off. Default 30 s. */
   tagPollIntervalMs?: number;
+  /** Services the controller syncs at once (`--controller-workers`); default the controller's. */
+  workers?: number;
   /**
    * Git sources: `allow` (URL prefixes, default local paths and loopback hosts), `pollIntervalMs`
    * (default 30 s, 0 off), `buildCommands` (default off), `buildTimeoutMs` (default 10 min),
@@ -165,6 +167,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: app.log.child({ component: "controller" }),
     ...(credentials && { credentials }),
     ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
+    ...(options.workers !== undefined && { workers: options.workers }),
     ...(options.drainProxies !== false && {
       proxyDeletionGraceMs: options.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
     }),

@@ -144,6 +144,11 @@ export const CONDITION_REASONS = {
     GitCredentialsNotFound: "GitCredentialsNotFound",
     /** False: the git server refused the credentials `source.git.credentialsRef` names (or asked for some). */
     GitAuthenticationFailed: "GitAuthenticationFailed",
+    /**
+     * Unknown: the bundle's tag is being resolved and the registry has not answered yet; the message names the
+     * registry host, what is asked and how long the controller has waited.
+     */
+    AwaitingRegistry: "AwaitingRegistry",
     /** False: the bundle's tag could not be resolved to a digest (registry refused, unreachable, no tag). */
     BundleResolutionFailed: "BundleResolutionFailed",
     /** False: the source cannot be used as written (no source, a malformed repo). */

@@ -115,8 +115,11 @@ describe("startController", () => {
       const { port } = registry.address() as AddressInfo;
       const store = recordingStore().store;
       let requestsWhenReported: number | undefined;
+      // The failure, not the wait before it (a status that says the registry has not answered yet).
       store.subscribe((event) => {
-        if (event.kind === "Service" && event.object.status) requestsWhenReported ??= requests;
+        const conditions = (event.object.status?.conditions ?? []) as { reason?: string }[];
+        if (event.kind === "Service" && conditions.some((c) => c.reason === "BundleResolutionFailed"))
+          requestsWhenReported ??= requests;
       });
       createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
       const controller = startController({

@@ -91,6 +91,7 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
     cluster: clusterOf(controllerClient),
     gateways: ["default"],
     proxyDeletionGraceMs: local.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
+    ...(local.workers !== undefined && { workers: local.workers }),
   });
   const client = createClient(connection);
   const raw = rawCaller(api.url, api.token, api.caCert);

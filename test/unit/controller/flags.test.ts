@@ -13,6 +13,7 @@ describe("the controller's flags", () => {
       logLevel: "info",
       tagPollIntervalMs: 30_000,
       proxyDeletionGraceMs: 1000,
+      workers: 8,
       git: {
         pollIntervalMs: 30_000,
         buildCommands: false,
@@ -30,8 +31,10 @@ describe("the controller's flags", () => {
       "build-timeout": "1m30s",
       "git-max-clone-size": "1.5Mi",
       credentials: "creds.yaml",
+      "controller-workers": "2",
     });
     expect(settings).toMatchObject({
+      workers: 2,
       egressGateways: ["a", "b"],
       tagPollIntervalMs: 0,
       credentialsFile: "creds.yaml",
@@ -56,6 +59,7 @@ describe("the controller's flags", () => {
     [{ "git-max-clone-size": "big" }, '--git-max-clone-size: "big" is not a size'],
     [{ "git-allow": " , " }, "--git-allow: name at least one URL prefix"],
     [{ credentials: "" }, "--credentials: give the path"],
+    [{ "controller-workers": "0" }, '--controller-workers: "0" is not a whole number from 1 to 1000'],
   ])("refuses %o, naming the flag", (values, message) => {
     expect(() => controllerSettings(values)).toThrow(FlagError);
     expect(() => controllerSettings(values)).toThrow(message);
