@@ -16,7 +16,7 @@ import { waitFor } from "./await/wait";
 import { KindWatch } from "./await/watch-source";
 import { fingerprint } from "./fingerprint";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
-import { chooseName } from "./naming";
+import { chooseName, type NamingContext } from "./naming";
 import { partialFailure } from "./partial-failure";
 import { NO_CONFIG, type ProviderSettings, providerSettings } from "./provider-settings";
 import { isManaged, type ObjectInputs, type ObjectOutputs, outputsOf, refreshedOutputs } from "./state";
@@ -41,6 +41,12 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
    * the refresh on a conflict the refresh should only report.
    */
   private readonly checked = new Set<string>();
+  /**
+   * Names of objects this process's diffs are replacing. The engine then checks the replacement again without
+   * olds, while the old object still holds its name: a generated name skips it, and a create under it (the
+   * replacement deletes first) is not asked of the API before the delete.
+   */
+  private readonly replacing = new Set<string>();
   /** The watch of this kind, per client: a new configure brings a new client. */
   private readonly watches = new WeakMap<object, KindWatch<AnyObject>>();
 
@@ -62,13 +68,30 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     this.settings = settings;
   }
 
-  async check(olds: Partial<ObjectInputs>, news: ObjectInputs): Promise<pulumi.dynamic.CheckResult> {
-    const inputs = { ...news, ...chooseName(olds, news) };
+  /**
+   * `naming`: what the native plugin knows of the resource (its URN, Pulumi's autonaming options); the dynamic
+   * resources send their URN as `nameSeed` instead.
+   */
+  async check(
+    olds: Partial<ObjectInputs>,
+    news: ObjectInputs,
+    naming: Pick<NamingContext, "seed" | "autonaming"> = {},
+  ): Promise<pulumi.dynamic.CheckResult> {
+    const { nameSeed, ...declared } = news;
+    const { failure: nameFailure, ...name } = await chooseName(olds, declared as ObjectInputs, {
+      ...naming,
+      seed: naming.seed ?? nameSeed ?? declared.logicalName ?? "",
+      taken: (candidate) => this.nameTaken(candidate),
+    });
+    const inputs = { ...declared, ...name };
     // Messages start with their path. A failure names no property: the engine would print the value of a
     // top-level input there, and a spec can hold secrets.
     const failure = (reason: string) => ({ property: "", reason });
     // Metadata syntax is not among the pack's rules, so check reports it whatever the setting below.
-    const metadataFailures = isUnknown(inputs.metadata) ? [] : metadataProblems(inputs.metadata).map(failure);
+    const metadataFailures = [
+      ...(nameFailure === undefined ? [] : [failure(nameFailure)]),
+      ...(isUnknown(inputs.metadata) ? [] : metadataProblems(inputs.metadata).map(failure)),
+    ];
     if (isUnknown(news.spec)) return { inputs, failures: metadataFailures };
     const specFailures = this.settings.deferValidationToPolicies()
       ? []
@@ -80,14 +103,27 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     const checked = spec === undefined ? rest : { ...rest, spec: applyDefaults(this.kind, spec) };
     const failures = [...metadataFailures, ...specFailures];
     if (spec !== undefined) this.checked.add(fingerprint(checked as ObjectInputs));
-    // A new resource (no olds): what `up` will create, asked of the API first when serverDryRun is on.
-    if (failures.length === 0 && spec !== undefined && Object.keys(olds).length === 0) {
+    // A new resource (no olds): what `up` will create, asked of the API first when serverDryRun is on; not a
+    // replacement under the old object's name, which is free only once the replacement deleted it.
+    const replacingName = this.replacing.has((checked as ObjectInputs).metadata?.name);
+    if (failures.length === 0 && spec !== undefined && Object.keys(olds).length === 0 && !replacingName) {
       const refusal = await this.serverDryRun(checked as ObjectInputs, (writer, object) =>
         writer.create(object, newCreateToken(), { dryRun: true }),
       );
       if (refusal !== undefined) failures.push(failure(refusal));
     }
     return { inputs: checked, failures };
+  }
+
+  /**
+   * Whether a generated name is held: by an object this process is replacing, or, when the preview asks the
+   * API (`serverDryRun`, on by default with an API address), by any object on the server. Fully offline, the
+   * first candidate is the name, and a create meeting an object there fails with its `adopt` hint.
+   */
+  private async nameTaken(name: string): Promise<boolean> {
+    if (this.replacing.has(name)) return true;
+    if (!this.settings.serverDryRun()) return false;
+    return (await find(this.accessor(), name)) !== undefined;
   }
 
   /**
@@ -121,14 +157,18 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       ...(olds.metadata.name !== news.metadata.name ? ["metadata.name"] : []),
       ...new Set(changeViolations.map((violation) => violation.path)),
     ];
-    // A replacement under the same name must delete first: the API holds one object per name.
-    const deleteBeforeReplace = replaces.length > 0 && olds.metadata.name === news.metadata.name;
+    const sameName = replaces.length > 0 && olds.metadata.name === news.metadata.name;
+    // A replacement under the same name must delete first: the API holds one object per name. A generated name
+    // is chosen anew for the replacement (the engine checks it again without olds, and the old object still
+    // holds its name): that one is created first, and its create is asked about in that check.
+    const deleteBeforeReplace = sameName && news.autoNamed !== true;
+    if (replaces.length > 0) this.replacing.add(olds.metadata.name);
     if (deleteBeforeReplace) this.refuseDoomedReplacement(news, replaces);
     const metadataChanged =
       !isDeepStrictEqual(olds.metadata.labels, news.metadata.labels) ||
       !isDeepStrictEqual(olds.metadata.annotations, news.metadata.annotations);
     const changes = specChanged || metadataChanged || replaces.length > 0;
-    if (changes) await this.dryRunChange(olds, news, replaces, deleteBeforeReplace);
+    if (changes) await this.dryRunChange(olds, news, replaces, sameName);
     return { changes, replaces, deleteBeforeReplace };
   }
 

@@ -20,6 +20,11 @@ export interface ObjectInputs {
   logicalName?: string;
   /** True when the provider chose metadata.name, so later checks keep it. */
   autoNamed?: boolean;
+  /**
+   * The resource's URN, sent with `logicalName`: the seed of its generated names (`naming.ts`). Check consumes it;
+   * it is not kept in state.
+   */
+  nameSeed?: string;
   __provider?: string;
 }
 

@@ -5,6 +5,7 @@ import { SETTINGS, type SettingName } from "../../sdk/client/settings";
 import { KIND_OUTPUTS, type OutputSource } from "../../sdk/resources/kind-outputs";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
+import type { Autonaming } from "../naming";
 import { ObjectProvider } from "../object-provider";
 import { PartialFailure } from "../partial-failure";
 import { NO_CONFIG, providerSettings } from "../provider-settings";
@@ -124,7 +125,12 @@ export class NativeProvider {
     for (const core of this.cores.values()) core.use(settings);
   }
 
-  async check(urn: string, olds: Props, news: Props): Promise<CheckOutcome> {
+  /**
+   * `autonaming`: the engine's options from the `pulumi:autonaming` config, when it sets any. An unnamed
+   * object's generated name is derived from the URN, not from the engine's random seed, which is new in every
+   * run: the name a preview shows is the one `up` creates.
+   */
+  async check(urn: string, olds: Props, news: Props, autonaming?: Autonaming): Promise<CheckOutcome> {
     const { kind, logicalName } = parseUrn(urn);
     const { plain, secrets } = reveal(news);
     const declared = plain as Partial<ObjectInputs>;
@@ -135,6 +141,7 @@ export class NativeProvider {
         metadata: declared.metadata ?? {},
         logicalName,
       } as ObjectInputs,
+      { seed: urn, ...(autonaming && { autonaming }) },
     );
     return {
       inputs: this.withSecrets(kind, result.inputs as Props, secrets),

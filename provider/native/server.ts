@@ -13,6 +13,7 @@ import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import * as anyProto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyProto from "google-protobuf/google/protobuf/empty_pb";
 import * as structProto from "google-protobuf/google/protobuf/struct_pb";
+import type { Autonaming } from "../naming";
 import { PartialFailure } from "../partial-failure";
 import type { ChangeKind } from "./detailed-diff";
 import { type CheckOutcome, NativeProvider } from "./native-provider";
@@ -69,6 +70,19 @@ function answer<Req, Res>(work: (request: Req) => Promise<Res> | Res): Unary<Req
         (error: unknown) => callback(grpcError(error), null),
       );
   };
+}
+
+const AUTONAMING_MODES: Record<providerProto.CheckRequest.AutonamingOptions.Mode, Autonaming["mode"]> = {
+  [providerProto.CheckRequest.AutonamingOptions.Mode.PROPOSE]: "propose",
+  [providerProto.CheckRequest.AutonamingOptions.Mode.ENFORCE]: "enforce",
+  [providerProto.CheckRequest.AutonamingOptions.Mode.DISABLE]: "disable",
+};
+
+/** The `pulumi:autonaming` options the engine sends (only to a provider that says it supports them), if any. */
+function autonamingOf(request: providerProto.CheckRequest): Autonaming | undefined {
+  const options = request.getAutonaming();
+  if (options === undefined) return undefined;
+  return { mode: AUTONAMING_MODES[options.getMode()] ?? "propose", proposedName: options.getProposedName() };
 }
 
 function checkResponse(outcome: CheckOutcome): providerProto.CheckResponse {
@@ -154,11 +168,18 @@ export function providerService(version: string, engineAddress: string | undefin
       response.setSupportspreview(false);
       response.setAcceptresources(false);
       response.setAcceptoutputs(false);
+      // The engine sends the `pulumi:autonaming` config's name (or its `disabled`) with each Check.
+      response.setSupportsAutonamingConfiguration(true);
       return response;
     }),
     check: answer<providerProto.CheckRequest, providerProto.CheckResponse>(async (request) =>
       checkResponse(
-        await provider.check(request.getUrn(), fromStruct(request.getOlds()), fromStruct(request.getNews())),
+        await provider.check(
+          request.getUrn(),
+          fromStruct(request.getOlds()),
+          fromStruct(request.getNews()),
+          autonamingOf(request),
+        ),
       ),
     ),
     diff: answer<providerProto.DiffRequest, providerProto.DiffResponse>(async (request) => {

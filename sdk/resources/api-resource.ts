@@ -12,7 +12,10 @@ export type DeepInput<T> = T extends string | number | boolean | undefined | nul
     : pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>;
 
 export interface ObjectMetadataArgs {
-  /** The object's name on the server. Default: the Pulumi name plus a random suffix, kept in state. */
+  /**
+   * The object's name on the server. Default: the Pulumi name made DNS-1123 plus 5 hex derived from the
+   * resource's URN (`api-3f9c1`), the same in preview and up, the next free one on a replacement; kept in state.
+   */
   name?: pulumi.Input<string>;
   labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   annotations?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -53,6 +56,16 @@ function namesItself(metadata: pulumi.Input<ObjectMetadataArgs>): boolean {
 }
 
 /**
+ * The URN the engine gives the resource (`urn:pulumi:<stack>::<project>::<parent types$><type>::<name>`): known
+ * at once without a parent; a parent's URN is an Output, known in preview too.
+ */
+function urnOf(type: string, name: string, parent: pulumi.Resource | undefined): pulumi.Input<string> {
+  return parent === undefined
+    ? `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::${type}::${name}`
+    : pulumi.createUrn(name, type, parent);
+}
+
+/**
  * The base of the three resource classes: one API object, managed through the dynamic provider. It is what
  * `pulumi.dynamic.Resource` registers (its type token, a `__provider` the dynamic-provider host loads), with
  * the provider written as one line of source (provider-source.ts) instead of a serialized closure.
@@ -75,9 +88,13 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
       ...rest,
       metadata,
       spec: markSecretInputs(kind, spec),
-      // The provider names an unnamed object after the logical name; a program that names it plainly does
-      // not need it sent (every property registered costs the program a few promises with stack traces).
-      ...(!namesItself(metadata) && { logicalName: name }),
+      // The provider names an unnamed object after the logical name, with a suffix derived from the URN (the
+      // same in every run); a program that names it plainly does not need them sent (every property registered
+      // costs the program a few promises with stack traces).
+      ...(!namesItself(metadata) && {
+        logicalName: name,
+        nameSeed: urnOf(TYPE_TOKENS[kind], name, opts?.parent),
+      }),
       status: undefined,
     };
     super(TYPE_TOKENS[kind], name, { ...props, __provider: providerSource(kind) }, opts);

@@ -223,12 +223,18 @@ export class WatchHub {
     }
   }
 
+  /**
+   * The objects a watch starts with: the stored objects themselves, never copies (a stored object is never
+   * changed once stored), so every watch that starts now shares them, and the one line each is encoded into
+   * (routes/watch/lines.ts). Copies made each watch encode its own lines of the same objects.
+   */
   private current(request: WatchRequest): StoredObject[] {
     const name = selectedName(request.fields);
-    const candidates =
-      name === undefined
-        ? this.store.list(request.kind)
-        : [this.store.get(request.kind, name)].filter((object) => object !== undefined);
-    return candidates.filter((object) => passes(request, object, object.metadata.labels));
+    const where = (object: StoredObject) =>
+      (name === undefined || object.metadata.name === name) &&
+      passes(request, object, object.metadata.labels);
+    if (name === undefined) return this.store.pageView(request.kind, { where }).items as StoredObject[];
+    const named = this.store.get(request.kind, name);
+    return named !== undefined && where(named) ? [named] : [];
   }
 }

@@ -103,7 +103,7 @@ describe("check", () => {
   });
 
   describe("naming", () => {
-    it("names an unnamed object after its logical name plus a random suffix, as a DNS-1123 name", async () => {
+    it("names an unnamed object after its logical name plus a suffix from its URN, as a DNS-1123 name", async () => {
       const inputs = await checked("Service", declared("My_API", digestService(REPO)));
       expect(inputs.metadata.name).toMatch(/^my-api-[0-9a-f]{5}$/);
       expect(nameProblem(inputs.metadata.name)).toBeUndefined();
@@ -122,10 +122,36 @@ describe("check", () => {
       expect(second.metadata.labels).toEqual({ a: "b" });
     });
 
-    it("gives copies of a stack different names (the suffix is random)", async () => {
+    it("gives one resource the same name in every check, and copies of a stack (other URNs) other names", async () => {
+      const seeded = (stack: string) => ({
+        ...declared("edge", {}),
+        nameSeed: `urn:pulumi:${stack}::shop::pulumi-nodejs:dynamic/exampledev:Proxy::edge`,
+      });
       const names = new Set<string>();
-      for (let i = 0; i < 5; i++) names.add((await checked("Proxy", declared("edge", {}))).metadata.name);
-      expect(names.size).toBe(5);
+      for (const stack of ["dev", "dev", "prod", "staging"]) {
+        names.add((await checked("Proxy", seeded(stack))).metadata.name);
+      }
+      expect(names.size).toBe(3);
+      // The seed is not kept: check consumes it.
+      expect(await checked("Proxy", seeded("dev"))).not.toHaveProperty("nameSeed");
+    });
+
+    it("creates an unnamed object's replacement first, under the next name its check gives", async () => {
+      const spec = revisionWithCredentials(REPO);
+      const first = await checked("ServiceRevision", declared("pinned", spec));
+      const state = { ...first, status: {} } as Parameters<ReturnType<typeof providerOf>["diff"]>[1];
+      const changedSpec = { ...spec, runtime: { ...spec.runtime, timeout: "45s" } };
+      const changed = await checked("ServiceRevision", declared("pinned", changedSpec), first);
+      expect(changed.metadata.name).toBe(first.metadata.name);
+      const diff = await providerOf("ServiceRevision").diff(first.metadata.name, state, changed);
+      expect(diff).toMatchObject({ changes: true, replaces: ["spec"], deleteBeforeReplace: false });
+      // The engine checks the replacement again without olds: the old object still holds its name.
+      const replacement = await checked("ServiceRevision", declared("pinned", changedSpec));
+      expect(replacement.metadata.name).toMatch(/^pinned-[0-9a-f]{5}$/);
+      expect(replacement.metadata.name).not.toBe(first.metadata.name);
+      expect((await checked("ServiceRevision", declared("pinned", changedSpec))).metadata.name).toBe(
+        replacement.metadata.name,
+      );
     });
 
     it("uses the program's name as given, and generates one again once the program drops it", async () => {

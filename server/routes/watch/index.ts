@@ -19,7 +19,11 @@ export interface WatchSettings {
    */
   maxBufferedBytes: number;
   maxBufferedEvents: number;
-  /** How long a watch that fell behind has to take what it was sent before its connection is cut. */
+  /**
+   * How long a watch that fell behind has to take what it was sent before its connection is cut; and how
+   * long a client may take nothing while its watch has something waiting (initial events included) before
+   * the watch counts as fallen behind, whether or not new events arrive.
+   */
   slowClientGraceMs: number;
   /**
    * Under a stream of events, how long lines may wait so that each write to a watch carries several:
@@ -66,7 +70,7 @@ export function serveWatch(
   options: ListOptions,
   table: TableOptions | undefined,
 ): FastifyReply {
-  const { hub, settings, lines, scheduler } = watches;
+  const { hub, settings, lines, scheduler, streams } = watches;
   // The server's own controller's watches are not the clients --max-watches bounds.
   const { fromController } = reply.request;
   if (!fromController && hub.size >= settings.maxWatches) {
@@ -80,10 +84,19 @@ export function serveWatch(
   let handle: ReturnType<WatchHub["open"]> | undefined;
   const release = () => {
     handle?.close();
+    streams.delete(stream);
     for (const timer of timers) clearTimeout(timer);
   };
   const encode = (event: WatchOutput) => lines.encode(kind, event, table);
-  const stream = new WatchStream(encode, scheduler, () => reply.raw.flushHeaders(), release);
+  const stream: WatchStream = new WatchStream(
+    encode,
+    scheduler,
+    () => reply.raw.flushHeaders(),
+    release,
+    () => reply.raw.writableLength,
+  );
+  // The server's own controller's watches are not counted either: they read in this process.
+  if (!fromController) streams.add(stream);
   /** Ends the stream after its queue; a client that still has not read it after the grace is cut off. */
   const endWithin = (grace: number, onClose: () => void = () => {}) => {
     release();
@@ -95,16 +108,20 @@ export function serveWatch(
     });
   };
   let behindSince: number | undefined;
-  const fallBehind = () => {
+  const fallBehind = (why: "bound" | "stalled") => {
     const since = Date.now();
     behindSince = since;
     const describe = {
       url: reply.request.url,
       remoteAddress: reply.request.ip,
       userAgent: reply.request.headers["user-agent"],
+      why,
       queuedEvents: stream.queuedEvents,
       queuedBytes: stream.queuedBytes,
+      initialEventsLeft: stream.initialLeft,
     };
+    // What it did not start to send stays unsent: the client lists (or watches) again.
+    stream.dropBacklog();
     endWithin(settings.slowClientGraceMs, () =>
       reply.log.warn(
         { watch: describe, behindMs: Date.now() - since },
@@ -120,7 +137,7 @@ export function serveWatch(
         stream.queuedEvents + 1 > settings.maxBufferedEvents ||
         stream.queuedBytes + line.length > settings.maxBufferedBytes
       ) {
-        fallBehind();
+        fallBehind("bound");
       } else {
         stream.enqueue(line);
       }
@@ -150,6 +167,17 @@ export function serveWatch(
     return watchReply(reply).send(errorLine(error.status));
   }
   const { watcher } = handle;
+  // A client that takes nothing for a grace while its watch has something waiting (its initial events, a
+  // line in Node's buffers) has fallen behind, as one past the bounds has: no new event needs to come.
+  let sentBefore = -1;
+  timers.push(
+    setInterval(() => {
+      if (behindSince !== undefined) return;
+      const sent = stream.sentBytes;
+      if (stream.waiting && sent === sentBefore) fallBehind("stalled");
+      sentBefore = sent;
+    }, settings.slowClientGraceMs),
+  );
   const timeoutMs =
     options.timeoutSeconds === undefined ? settings.defaultTimeoutMs() : options.timeoutSeconds * 1000;
   timers.push(
@@ -172,6 +200,31 @@ function watchReply(reply: FastifyReply): FastifyReply {
 
 const HUBS = new WeakMap<ObjectStore, Set<WatchHub>>();
 
+/**
+ * What the open watches on `store` hold for their clients (`queuedBytes`, `queuedEvents` of each stream,
+ * initial events included once encoded) and how many initial events they have left to send: the server's
+ * own account of its watch backlog (tests check it stays bounded, and is 0 once the clients left).
+ */
+export function watchBacklog(store: ObjectStore): {
+  streams: number;
+  bytes: number;
+  events: number;
+  initialEvents: number;
+} {
+  const backlog = { streams: 0, bytes: 0, events: 0, initialEvents: 0 };
+  for (const watches of WATCHES.get(store) ?? []) {
+    for (const stream of watches.streams) {
+      backlog.streams++;
+      backlog.bytes += stream.queuedBytes;
+      backlog.events += stream.queuedEvents;
+      backlog.initialEvents += stream.initialLeft;
+    }
+  }
+  return backlog;
+}
+
+const WATCHES = new WeakMap<ObjectStore, Set<Watches>>();
+
 /** How many watches are open on `store` (tests check that a client going away frees its watch). */
 export function openWatchCount(store: ObjectStore): number {
   let count = 0;
@@ -192,6 +245,8 @@ export interface Watches {
   settings: WatchSettings;
   lines: EventLines;
   scheduler: FlushScheduler;
+  /** The bodies of the clients' open watches, for their account (watchBacklog). */
+  streams: Set<WatchStream>;
 }
 
 /**
@@ -216,12 +271,22 @@ export function openWatches(
   const hubs = HUBS.get(store) ?? new Set();
   HUBS.set(store, hubs.add(hub));
   fastify.addHook("preClose", async () => hub.closeAll());
-  fastify.addHook("onClose", async () => {
-    history.close();
-    hubs.delete(hub);
-  });
   const { historySize: _size, historyRetentionMs: _retention, ...given } = options;
   const settings = { ...DEFAULT_WATCH_SETTINGS, ...given };
   const interval = () => Math.min(settings.maxFlushIntervalMs, hub.size * FLUSH_MS_PER_WATCH);
-  return { hub, settings, lines: new EventLines(), scheduler: new FlushScheduler(interval) };
+  const watches: Watches = {
+    hub,
+    settings,
+    lines: new EventLines(),
+    scheduler: new FlushScheduler(interval),
+    streams: new Set(),
+  };
+  const all = WATCHES.get(store) ?? new Set();
+  WATCHES.set(store, all.add(watches));
+  fastify.addHook("onClose", async () => {
+    history.close();
+    hubs.delete(hub);
+    all.delete(watches);
+  });
+  return watches;
 }

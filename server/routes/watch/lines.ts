@@ -13,7 +13,11 @@ type ObjectEventType = Exclude<WatchOutput["type"], "BOOKMARK">;
  * object itself and goes when it goes. Bookmarks and Tables, which differ per watch, are made for each.
  */
 export class EventLines {
-  private readonly objects = new WeakMap<StoredObject, Partial<Record<ObjectEventType, Buffer>>>();
+  /**
+   * Held weakly: a line lives while a watch still has it to send, and goes after (a stored object may stay
+   * for months; its 1.5 MiB line need not stay with it once every watch sent it).
+   */
+  private readonly objects = new WeakMap<StoredObject, Partial<Record<ObjectEventType, WeakRef<Buffer>>>>();
 
   encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer {
     const { type, object } = event;
@@ -26,8 +30,12 @@ export class EventLines {
       lines = {};
       this.objects.set(object, lines);
     }
-    lines[type] ??= lineOf({ type, object: redactObject(object) });
-    return lines[type];
+    let line = lines[type]?.deref();
+    if (line === undefined) {
+      line = lineOf({ type, object: redactObject(object) });
+      lines[type] = new WeakRef(line);
+    }
+    return line;
   }
 }
 

@@ -53,20 +53,58 @@ export class WatchStream extends Readable {
   private started = false;
   private wanted = false;
   private ending = false;
-  queuedBytes = 0;
+  /** Bytes of the lines in `queue`. */
+  private lineBytes = 0;
+  /** Bytes pushed into this stream since it started (what left it for the response, or waits in it). */
+  private pushedBytes = 0;
 
   constructor(
     private readonly encode: (event: WatchOutput) => Buffer,
     private readonly scheduler: FlushScheduler,
     private readonly onStart: () => void,
     private readonly onDestroy: () => void,
+    /** Bytes the response holds beyond this stream: its own buffer and its socket's (`writableLength`). */
+    private readonly held: () => number = () => 0,
   ) {
     super();
   }
 
-  /** Live events waiting for the client (the initial ones are not counted). */
+  /**
+   * Events encoded and waiting for the client: the queued lines and the one carried over. The initial events
+   * are encoded as the client takes them (each write is one of them or up to 64 kB of them), so what they
+   * hold is in `queuedBytes`; those not encoded yet are references to stored objects every watch shares.
+   */
   get queuedEvents(): number {
-    return this.queue.length;
+    return this.queue.length + (this.carried === undefined ? 0 : 1);
+  }
+
+  /**
+   * Bytes this watch holds for its client, the initial events included: its queue, the line carried over,
+   * this stream's buffer and the response's (all that Node holds before the kernel's socket buffer).
+   */
+  get queuedBytes(): number {
+    return this.lineBytes + (this.carried?.length ?? 0) + this.readableLength + this.held();
+  }
+
+  /** Initial events not sent yet. */
+  get initialLeft(): number {
+    return this.initial.length - this.initialAt;
+  }
+
+  /** Bytes handed to the kernel so far: grows while the client reads, stays while it does not. */
+  get sentBytes(): number {
+    return this.pushedBytes - this.readableLength - this.held();
+  }
+
+  /** Whether anything waits to be sent: queued, initial events left, or in Node's buffers. */
+  get waiting(): boolean {
+    return this.initialLeft > 0 || this.queuedEvents > 0 || this.queuedBytes > 0;
+  }
+
+  /** Forgets the initial events not sent yet: the watch fell behind and ends. */
+  dropBacklog(): void {
+    this.initial = [];
+    this.initialAt = 0;
   }
 
   backlog(events: readonly WatchOutput[]): void {
@@ -78,7 +116,7 @@ export class WatchStream extends Readable {
   enqueue(line: Buffer): void {
     if (this.ending) return;
     this.queue.push(line);
-    this.queuedBytes += line.length;
+    this.lineBytes += line.length;
     this.scheduler.schedule(this);
   }
 
@@ -102,6 +140,7 @@ export class WatchStream extends Readable {
         }
         return;
       }
+      this.pushedBytes += chunk.length;
       this.wanted = this.push(chunk);
     }
   }
@@ -144,7 +183,7 @@ export class WatchStream extends Readable {
       return this.encode(event);
     }
     const line = this.queue.shift();
-    if (line !== undefined) this.queuedBytes -= line.length;
+    if (line !== undefined) this.lineBytes -= line.length;
     return line;
   }
 
@@ -152,7 +191,7 @@ export class WatchStream extends Readable {
     this.initial = [];
     this.carried = undefined;
     this.queue.length = 0;
-    this.queuedBytes = 0;
+    this.lineBytes = 0;
     this.onDestroy();
     callback(error);
   }

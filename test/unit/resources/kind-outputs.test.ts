@@ -47,11 +47,13 @@ describe("Service outputs", () => {
 
 describe("the resource classes", () => {
   // What the engine receives; `status` is registered as an output (undefined), so it is not among them, and
-  // the logical name goes only with an object the program does not name as a plain string.
+  // the logical name and the seed of a generated name (the URN) go only with an object the program does not
+  // name as a plain string.
   const NAMED = ["__provider", "metadata", "spec"];
-  const UNNAMED = ["__provider", "logicalName", "metadata", "spec"];
+  const UNNAMED = ["__provider", "logicalName", "metadata", "nameSeed", "spec"];
   test("derive the kind's outputs from status and spec instead of registering them as properties", async () => {
     const registered: Record<string, string[]> = {};
+    const seeds: Record<string, string> = {};
     const status = {
       latestRevision: "web-abc",
       liveRevision: "web-abc",
@@ -61,6 +63,7 @@ describe("the resource classes", () => {
       {
         newResource: ({ type, inputs }) => {
           registered[type] = Object.keys(inputs).sort();
+          if (inputs.nameSeed !== undefined) seeds[inputs.logicalName] = inputs.nameSeed;
           return { id: inputs.metadata?.name ?? "id", state: { ...inputs, status } };
         },
         call: (args) => args.inputs,
@@ -82,5 +85,12 @@ describe("the resource classes", () => {
     const computed = new Proxy("computed", { metadata: { name: pulumi.output("computed") }, spec: {} });
     await value(computed.urn);
     expect(registered[TYPE_TOKENS.Proxy]).toEqual(UNNAMED);
+    // The seed is the URN the engine gives the resource, under a parent too.
+    expect(seeds.rev).toBe(await value(revision.urn));
+    const parent = new pulumi.ComponentResource("test:index:Group", "group");
+    const child = new Proxy("child", { spec: {} }, { parent });
+    const childUrn = await value(child.urn);
+    expect(childUrn).toContain("test:index:Group$");
+    expect(seeds.child).toBe(childUrn);
   });
 });
