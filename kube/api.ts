@@ -7,7 +7,7 @@ import { type KubeEnv, type KubeOptions, startKube } from "./env";
 import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
 import { INSTALL_FIELD_MANAGER, installCrds, installIdentity, installWebhook } from "./install";
 import { kubeconfigYaml } from "./kubeconfig";
-import { signServingCert } from "./pki";
+import { signServingCert, WEBHOOK_CLIENT_USER } from "./pki";
 
 /**
  * The project's API on a real Kubernetes API server: etcd, kube-apiserver and kube-controller-manager
@@ -50,6 +50,8 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       key: await readFile(serving.keyFile, "utf8"),
       sweep: { ...DEFAULT_SWEEP, ...options.sweep },
       drainProxies: options.drainProxies ?? true,
+      // kube-apiserver presents WEBHOOK_CLIENT_USER's certificate (kube/env.ts' admission configuration).
+      clientAuth: { ca: kube.caCert, names: [WEBHOOK_CLIENT_USER] },
     });
     await installWebhook(admin, admission.url, kube.caCert);
     const controllerKubeconfig = path.join(kube.dir, "controller.kubeconfig");

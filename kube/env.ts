@@ -8,7 +8,7 @@ import { Agent } from "undici";
 import { stringify } from "yaml";
 import { startControllerManager } from "./controller-manager";
 import { kubeconfigYaml } from "./kubeconfig";
-import { exists, makePki } from "./pki";
+import { type CertFiles, exists, makePki } from "./pki";
 import { freePorts, type Started, start, stop, waitUntilHealthy } from "./processes";
 
 /**
@@ -141,6 +141,7 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
         // Its reconciler refuses a loopback address for the `kubernetes` Service's endpoints.
         "--endpoint-reconciler-type=none",
         `--encryption-provider-config=${await writeEncryptionConfig(dir)}`,
+        `--admission-control-config-file=${await writeAdmissionConfig(dir, pki.webhookClient)}`,
       ],
       path.join(dir, "kube-apiserver.log"),
     );
@@ -178,6 +179,35 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
     await close();
     throw error;
   }
+}
+
+/**
+ * kube-apiserver authenticates to admission webhooks with the client certificate WEBHOOK_CLIENT_USER (the
+ * admission configuration's kubeconfig, whose user `*` matches every webhook), and the webhook answers no
+ * other caller: without it, anyone who reaches the webhook could have it mint Secrets.
+ */
+async function writeAdmissionConfig(dir: string, client: CertFiles): Promise<string> {
+  const kubeconfig = path.join(dir, "webhook-client.kubeconfig");
+  const user = { "client-certificate": client.certFile, "client-key": client.keyFile };
+  await writeFile(kubeconfig, stringify({ apiVersion: "v1", kind: "Config", users: [{ name: "*", user }] }), {
+    mode: 0o600,
+  });
+  const configuration = {
+    apiVersion: "apiserver.config.k8s.io/v1",
+    kind: "WebhookAdmissionConfiguration",
+    kubeConfigFile: kubeconfig,
+  };
+  const file = path.join(dir, "admission.yaml");
+  const config = {
+    apiVersion: "apiserver.config.k8s.io/v1",
+    kind: "AdmissionConfiguration",
+    plugins: ["MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"].map((name) => ({
+      name,
+      configuration,
+    })),
+  };
+  await writeFile(file, stringify(config), { mode: 0o600 });
+  return file;
 }
 
 /**

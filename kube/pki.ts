@@ -20,6 +20,11 @@ export interface Pki {
   serviceAccountKeyFile: string;
   /** kube-controller-manager's serving certificate, and its client certificate (its identity). */
   controllerManager: { serving: CertFiles; client: CertFiles };
+  /**
+   * The client certificate kube-apiserver presents to the admission webhook (its admission configuration's
+   * kubeconfig), CN WEBHOOK_CLIENT_USER: the webhook answers no other caller.
+   */
+  webhookClient: CertFiles;
 }
 
 const run = promisify(execFile);
@@ -29,6 +34,12 @@ const DAYS = "7";
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", DAYS];
 
 const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
+
+/**
+ * Who kube-apiserver is to the admission webhook (the CN of the client certificate it presents there). The
+ * same CA signs it, so kube-apiserver would authenticate it as this user too: a user no role names.
+ */
+export const WEBHOOK_CLIENT_USER = "exampledev:kube-apiserver-webhook-client";
 
 /** kube-controller-manager's user: the RBAC bootstrap policy gives it its roles. */
 export const CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
@@ -59,6 +70,9 @@ export async function makePki(dir: string): Promise<Pki> {
         signClientCert(dir, CONTROLLER_MANAGER_USER),
       ),
     },
+    webhookClient: await once(certFiles(dir, clientName(WEBHOOK_CLIENT_USER)), () =>
+      signClientCert(dir, WEBHOOK_CLIENT_USER),
+    ),
   };
 }
 

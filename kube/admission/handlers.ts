@@ -49,7 +49,14 @@ export async function admitReview(
   options: ReviewOptions,
 ): Promise<AdmissionResponse> {
   const kind = request.kind.kind;
-  const previous = request.oldObject ?? undefined;
+  // Only an UPDATE has a stored object; a CREATE's oldObject (kube-apiserver sends none) is ignored.
+  const previous = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+  // The Secret an update keeps is the stored object's, never one the review's oldObject names alone: a
+  // review naming another object's Secret would have its values copied into a Secret of its own.
+  if (previous && secretNameOf(previous) !== undefined) {
+    const differs = await secrets.differsFromStored(kind, previous);
+    if (differs !== undefined) return deny(request.uid, failureStatus("Conflict", differs));
+  }
   if (previous && (await lostItsSecret(previous, secrets))) return metadataOnly(request, previous);
   const previousValues = await secrets.valuesOf(previous);
   // The stored object as the local server keeps it (a kube object has its shape), values in place: the

@@ -5,22 +5,28 @@
 // (or a kubeconfig's user) to mint and read the Secrets of secret values, re-reads its certificate files
 // when they change (a renewed Secret), serves /healthz and /readyz beside /admit, and logs pino JSON on
 // stdout. SIGINT or SIGTERM stop it once the requests in flight are answered; exit code 0.
+import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import pino from "pino";
 import { connectionOf } from "../../controller/connection";
 import { FlagError, LOG_LEVELS, parsedOrExit } from "../../controller/flags";
 import { stopOnSignals } from "../../controller/stop-signals";
 import { kubeClientOf } from "../client";
+import { WEBHOOK_CLIENT_USER } from "../pki";
 import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
-import { DEFAULT_SWEEP, startAdmissionServer } from "./server";
+import { DEFAULT_SWEEP, REVIEW_CONCURRENCY, startAdmissionServer } from "./server";
 
 const USAGE = `usage: npm run webhook -- --tls-cert <file> --tls-key <file> [--port 8443] [--bind-address 0.0.0.0]
                           [--kubeconfig <file>] [--context <name>] [--cert-reload-interval 10]
-                          [--log-level info]
+                          [--log-level info] [--client-ca <file> [--client-cn <name,...>]]
+                          [--max-concurrent-reviews 2]
 Serves /admit (the MutatingWebhookConfiguration in deploy/), /healthz and /readyz over HTTPS. The PEM
 certificate and key are read again every --cert-reload-interval seconds (0: never) and served once they
 change. Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in
-(exampledev-admission-webhook: it reads the three kinds and keeps Secrets in exampledev-system).`;
+(exampledev-admission-webhook: it reads the three kinds and keeps Secrets in exampledev-system).
+With --client-ca, /admit answers only a caller presenting a client certificate that CA signed, whose CN is
+one of --client-cn (default ${WEBHOOK_CLIENT_USER}): kube-apiserver, given that certificate by its
+admission configuration's kubeconfig; anyone else gets 401. Reviews past --max-concurrent-reviews get 429.`;
 
 const FLAGS = {
   "tls-cert": { type: "string" },
@@ -31,6 +37,9 @@ const FLAGS = {
   context: { type: "string" },
   "cert-reload-interval": { type: "string", default: "10" },
   "log-level": { type: "string", default: "info" },
+  "client-ca": { type: "string" },
+  "client-cn": { type: "string", default: WEBHOOK_CLIENT_USER },
+  "max-concurrent-reviews": { type: "string", default: String(REVIEW_CONCURRENCY) },
   help: { type: "boolean", default: false },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -53,6 +62,9 @@ function parseOptions(args: string[]) {
     reloadMs: integer("--cert-reload-interval", values["cert-reload-interval"], 86_400) * 1000,
     connection: connectionOf(values),
     logLevel,
+    clientCaFile: values["client-ca"],
+    clientNames: values["client-cn"].split(",").filter((name) => name !== ""),
+    concurrency: Math.max(1, integer("--max-concurrent-reviews", values["max-concurrent-reviews"], 1_000)),
   };
 }
 
@@ -74,6 +86,10 @@ async function main(): Promise<void> {
     drainProxies: true,
     listen: options.listen,
     log,
+    ...(options.clientCaFile !== undefined && {
+      clientAuth: { ca: await readFile(options.clientCaFile, "utf8"), names: options.clientNames },
+    }),
+    concurrency: options.concurrency,
   });
   const watch =
     options.reloadMs === 0

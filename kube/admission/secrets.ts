@@ -68,6 +68,27 @@ export class SecretKeeper {
     return secret.metadata.name;
   }
 
+  /**
+   * Why `object` (a review's oldObject) is not the stored object as far as its Secret goes (another uid,
+   * another Secret, none stored), or undefined when it is. Read from kube-apiserver as the webhook's identity.
+   */
+  async differsFromStored(kind: KindName, object: Record<string, unknown>): Promise<string | undefined> {
+    const { apiVersion, plural } = KINDS[kind];
+    const { name, uid } = (object.metadata ?? {}) as { name?: string; uid?: string };
+    if (typeof name !== "string" || name === "") return `the ${kind} to update has no name`;
+    const { status, body } = await this.client.call(
+      "GET",
+      `/apis/${apiVersion}/${plural}/${encodeURIComponent(name)}`,
+    );
+    if (status === 404) return `${kind} "${name}" is not stored: nothing to update`;
+    if (status !== 200) throw new Error(`GET ${kind} ${name}: ${status}`);
+    const stored = body as Record<string, unknown>;
+    const storedUid = (stored.metadata as { uid?: string } | undefined)?.uid;
+    if (storedUid !== uid || secretNameOf(stored) !== secretNameOf(object))
+      return `${kind} "${name}" changed since this update read it: the review's oldObject is not the stored object`;
+    return undefined;
+  }
+
   /** Whether the Secret an object names is there (true when it names none). */
   async kept(object: Record<string, unknown>): Promise<boolean> {
     const name = secretNameOf(object);

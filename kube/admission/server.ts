@@ -1,5 +1,6 @@
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import Fastify from "fastify";
 import type { Logger } from "pino";
 import { failureStatus } from "../../sdk/errors/reasons";
@@ -28,6 +29,14 @@ export interface AdmissionServerOptions {
   listen?: { host: string; port: number };
   /** Where failures of the sweep go (and Fastify's own errors); default none. Requests are not logged. */
   log?: Logger;
+  /**
+   * Who may call `/admit`: a client certificate `ca` signed whose subject CN is one of `names` (kube-apiserver,
+   * through its admission configuration's kubeconfig). Any other caller gets 401, before its body is read.
+   * Without it, anyone who reaches the port (a NetworkPolicy should say who can).
+   */
+  clientAuth?: { ca: string; names: readonly string[] };
+  /** Reviews admitted at once (default REVIEW_CONCURRENCY); one more is answered 429 (kube-apiserver retries). */
+  concurrency?: number;
 }
 
 export interface AdmissionServer {
@@ -42,14 +51,29 @@ export interface AdmissionServer {
 /** How often the sweep runs and how old a Secret no object names must be to go. */
 export const DEFAULT_SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
 
-// An AdmissionReview carries the object and the old one, each up to the API's 1.5 MiB and more.
-const BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * The largest review: kube-apiserver takes a request body of at most 3 MiB and etcd stores an object of at
+ * most 1.5 MiB, so a review (the object, the stored one, a little more) is under 5 MiB. Larger is 413.
+ */
+export const REVIEW_BODY_LIMIT = 5 * 1024 * 1024;
+/**
+ * Reviews admitted at once: each takes up to about 60 MB at the largest size (the body, its parse, the
+ * admission's copies), so two keep the pod's memory well under its limit (deploy/: 512Mi). A review past
+ * them is answered 429 with a Status that asks for a retry after a second, which kube-apiserver's webhook
+ * client honours (with backoff, within the webhook's timeoutSeconds); after that the write fails
+ * (failurePolicy Fail) with 500 and the client retries it.
+ */
+export const REVIEW_CONCURRENCY = 2;
 
 export async function startAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
   const secrets = new SecretKeeper(options.client);
+  const clientAuth = options.clientAuth;
+  // The client's certificate is asked for, not required at the handshake: the kubelet's probes of /healthz
+  // and /readyz present none. /admit refuses a caller without one (below).
+  const tls = clientAuth ? { requestCert: true, rejectUnauthorized: false, ca: clientAuth.ca } : {};
   const app = Fastify({
-    https: { cert: options.cert, key: options.key },
-    bodyLimit: BODY_LIMIT,
+    https: { cert: options.cert, key: options.key, ...tls },
+    bodyLimit: REVIEW_BODY_LIMIT,
     ...(options.log && { loggerInstance: options.log, disableRequestLogging: true }),
   });
   let ready = true;
@@ -57,6 +81,32 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   app.get("/healthz", async () => "ok");
   app.get("/readyz", async (_request, reply) => (ready ? "ok" : reply.code(503).send("shutting down")));
   // Any body reaches the handler, whatever its type, to be refused there as what it is not (400).
+  const concurrency = options.concurrency ?? REVIEW_CONCURRENCY;
+  let reviewing = 0;
+  // Before the body is read: an unauthenticated caller costs no memory, one past the limit neither.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.routeOptions.url !== "/admit") return;
+    if (clientAuth && !authenticated(request.raw.socket as TLSSocket, clientAuth.names)) {
+      const message =
+        "the exampledev admission webhook answers kube-apiserver only: no valid client certificate";
+      return reply.code(401).send(failureStatus("Unauthorized", message));
+    }
+    if (reviewing >= concurrency) {
+      const message = `the exampledev admission webhook is admitting ${concurrency} reviews; retry shortly`;
+      return reply
+        .code(429)
+        .header("retry-after", "1")
+        .send(failureStatus("TooManyRequests", message, { retryAfterSeconds: 1 }));
+    }
+    reviewing++;
+    let done = false;
+    const leave = () => {
+      if (!done) reviewing--;
+      done = true;
+    };
+    reply.raw.once("finish", leave);
+    reply.raw.once("close", leave);
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
   app.post("/admit", async (request, reply) => {
@@ -95,7 +145,8 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   return {
     url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
     secrets,
-    setCertificate: (cert, key) => (app.server as HttpsServer).setSecureContext({ cert, key }),
+    setCertificate: (cert, key) =>
+      (app.server as HttpsServer).setSecureContext({ cert, key, ...(clientAuth && { ca: clientAuth.ca }) }),
     close: async () => {
       ready = false;
       clearInterval(timer);
@@ -104,6 +155,14 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       await options.client.close();
     },
   };
+}
+
+/** Whether the connection's client certificate verified against the CA and names one of `names` (CN). */
+function authenticated(socket: TLSSocket, names: readonly string[]): boolean {
+  if (!socket.authorized) return false;
+  const { subject } = socket.getPeerCertificate();
+  const cn = subject?.CN;
+  return typeof cn === "string" && names.includes(cn);
 }
 
 /** The JSON of a body kube-apiserver sends (`application/json`); an Error for anything else. */
