@@ -44,9 +44,12 @@ const STOP_WAIT_MS = 30_000;
  */
 const NO_DRAIN = ["--proxy-deletion-grace", "0"];
 
-async function startLocal(packageRoot: string): Promise<Backend> {
+async function startLocal(packageRoot: string, extraArgs: readonly string[]): Promise<Backend> {
   const begun = performance.now();
-  const server: ServerProcess = await spawnServer(packageRoot, "memory", "silent", NO_DRAIN);
+  const server: ServerProcess = await spawnServer(packageRoot, "memory", "silent", [
+    ...NO_DRAIN,
+    ...extraArgs,
+  ]);
   const startMs = performance.now() - begun;
   return {
     name: "local",
@@ -89,11 +92,11 @@ function processName(pid: number): string {
   return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 }
 
-async function startKube(packageRoot: string): Promise<Backend> {
+async function startKube(packageRoot: string, extraArgs: readonly string[]): Promise<Backend> {
   const begun = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(packageRoot, "dist/kube/main.js"), ...NO_DRAIN],
+    [path.join(packageRoot, "dist/kube/main.js"), ...NO_DRAIN, ...extraArgs],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -150,8 +153,13 @@ async function startKube(packageRoot: string): Promise<Backend> {
   };
 }
 
-export function startBackend(name: BackendName, packageRoot: string): Promise<Backend> {
-  return name === "local" ? startLocal(packageRoot) : startKube(packageRoot);
+/** `extraArgs`: flags for the command (the controller's, say), after the benchmark's own. */
+export function startBackend(
+  name: BackendName,
+  packageRoot: string,
+  extraArgs: readonly string[] = [],
+): Promise<Backend> {
+  return name === "local" ? startLocal(packageRoot, extraArgs) : startKube(packageRoot, extraArgs);
 }
 
 /** The sum of a backend's RSS figures. */

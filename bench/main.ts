@@ -6,6 +6,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { BACKENDS } from "./backends";
+import { benchMinting, type MintingOptions } from "./minting";
 import { COPIES, measurePatchBlocking, type PatchRound } from "./patch-blocking";
 import type { Variant } from "./programs";
 import { OPERATIONS, type Operation, openStack, type StackOptions, type Timings } from "./pulumi-runs";
@@ -27,6 +28,8 @@ const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)
        npm run bench -- --backends local,kube [--n 200,1000] [--reps 3,1] [--only pulumi|server] [--out <file>]
+       npm run bench -- --backends local,kube --only minting [--controller-workers 1,] [--reps 3] [--out <file>]
+                        (1,000 Services minted per round; an empty --controller-workers value: the default)
                         (the local server against kube-apiserver, and this provider against pulumi-kubernetes;
                         --n and --reps are lists, --reps matched to --n by position; the first is the server
                         section's rounds too)`;
@@ -45,6 +48,7 @@ function options() {
       through: { type: "string", default: "destroy" },
       "package-root": { type: "string" },
       backends: { type: "string" },
+      "controller-workers": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -60,6 +64,10 @@ function options() {
     return value;
   };
   const grace = values["proxy-deletion-grace-ms"];
+  if (values.backends !== undefined && values.only === "minting") {
+    const minting = mintingOptions(values, positive);
+    return { scale: undefined, minting, out: values.out, packageRoot: minting.packageRoot };
+  }
   if (values.backends !== undefined) {
     const scale = scaleOptions(values, positive);
     return { scale, out: values.out, packageRoot: scale.packageRoot };
@@ -78,6 +86,22 @@ function options() {
     proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
     only: values.only as Section | undefined,
     packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
+  };
+}
+
+/** `--backends local,kube --only minting [--controller-workers 1,] [--reps 3]`: the controller alone. */
+function mintingOptions(
+  values: { backends?: string; reps: string; "package-root"?: string; "controller-workers"?: string },
+  positive: (flag: string, text: string) => number,
+): MintingOptions {
+  const workers = (values["controller-workers"] ?? "").split(",").map((text) => {
+    return text === "" ? undefined : positive("controller-workers", text);
+  });
+  return {
+    packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
+    workers,
+    reps: positive("reps", values.reps.split(",")[0] ?? "3"),
+    backends: BACKENDS.filter((name) => values.backends?.split(",").includes(name)),
   };
 }
 
@@ -105,7 +129,10 @@ function scaleOptions(
 }
 
 /** The options of the default sections (no --backends). */
-type Options = Extract<ReturnType<typeof options>, { scale: undefined }>;
+type Options = Exclude<
+  Extract<ReturnType<typeof options>, { scale: undefined }>,
+  { minting: MintingOptions }
+>;
 
 const seconds = (ms: number) => round(ms / 1000, 2);
 
@@ -359,6 +386,11 @@ async function main(): Promise<void> {
     packageRoot: opts.packageRoot,
   };
   console.error(`benchmarking ${opts.packageRoot}`);
+  if ("minting" in opts && opts.minting !== undefined) {
+    Object.assign(results, await benchMinting(opts.minting));
+    finish(results, opts.out);
+    return;
+  }
   if (opts.scale !== undefined) {
     Object.assign(results, await benchScale(opts.scale));
     finish(results, opts.out);
