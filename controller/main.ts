@@ -3,6 +3,7 @@
 // JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at
 // once, for the supervisor to start it again, as client-go's controllers do. `/healthz` and `/readyz` on
 // --health-port (health.ts) are the kubelet's probes.
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import pino from "pino";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
 import { connectionOf } from "./connection";

@@ -1,3 +1,4 @@
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { PolicyPack } from "@pulumi/policy";
 import { POLICIES } from "./policies";
 

@@ -1,6 +1,7 @@
 // The engine starts a provider process for every CLI run, and the first check waits for this package to load:
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE
 // turns it off) spares recompiling it and zod each time. First, so that the imports below use it.
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { enableCompileCache } from "node:module";
 
 enableCompileCache?.();

@@ -2,6 +2,8 @@
  * @exampledev/pulumi: Pulumi resources for the Proxy and Compute Service Configuration API.
  * The typed HTTP client is at `@exampledev/pulumi/client`, the schema at `@exampledev/pulumi/schema`.
  */
+import "./shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
+
 export * from "./resources";
 export { KINDS, type KindName } from "./schema/kinds";
 export { UNKNOWN } from "./schema/sentinel";

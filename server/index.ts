@@ -1,3 +1,4 @@
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";

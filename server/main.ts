@@ -1,12 +1,18 @@
+#!/usr/bin/env node
+// `exampledev-server` (`npm run server` in a checkout): the local API server, controller included. It prints
+// `listening on <url>` once it accepts requests; SIGINT or SIGTERM stop it.
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { readFileSync } from "node:fs";
 import { CONTROLLER_USAGE, controllerSettings, parseCommandLine, parseSize } from "../controller/flags";
 import { stopOnSignals } from "../controller/stop-signals";
 import { DEFAULT_MAX_OBJECT_BYTES, startServer } from "./index";
 import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
-const USAGE = `usage: npm run server -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
-                         [--token <token>] [--max-object-size 1.5Mi]
-                         [--max-watches 4096] [--webhook-secret <file>] [controller flags below]
+const USAGE = `usage: exampledev-server [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
+                        [--token <token>] [--max-object-size 1.5Mi]
+                        [--max-watches 4096] [--webhook-secret <file>] [controller flags below]
+(in a checkout of the repository: npm run server -- <flags>). --port 0 picks a free port; the line
+"listening on <url>" says which, once the server accepts requests. --data defaults to .exampledev-server.
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
 --max-watches bounds the watches open at once; past it a watch is refused with 429 and Retry-After.
 --max-object-size (a size such as 1.5Mi, 512Ki or 2000000; default 1.5Mi, etcd's) bounds an object as

@@ -2,6 +2,7 @@
 // `exampledev-policy-report`: turns one `pulumi preview --json --event-log <file>` run into GitHub
 // annotations on the program's lines (printed as workflow commands) and a job summary. It exits 0 once it
 // has reported: the preview's own exit status is what fails the check.
+import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { annotation, placement, summary } from "./github";

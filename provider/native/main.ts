@@ -1,5 +1,6 @@
 // Entry point of the plugin `pulumi-resource-exampledev` (see scripts/native/plugin-install.ts, which
 // installs an executable that starts the pinned Node on this file).
+import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { serve } from "./server";
 import { pluginVersion } from "./version";
 

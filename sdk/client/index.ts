@@ -1,3 +1,5 @@
+import "../shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
+
 export * from "../errors";
 export { type Client, type ClientOptions, createClient } from "./client";
 export type { Lease, LeaseClient, LeaseSpec } from "./leases";

@@ -6,6 +6,8 @@
  * Types: `XInput` (z.input) is what users author, defaults optional; `X` (z.output) has the defaults present.
  */
 
+import "../shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
+
 export * from "./common";
 export { applyDefaults } from "./defaults";
 export { DURATION_PATTERN, parseDuration } from "./duration";
