@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { startControllerManager } from "./controller-manager";
 import { kubeconfigYaml } from "./kubeconfig";
 import { type CertFiles, exists, makePki } from "./pki";
-import { freePorts, type Started, start, stop, waitUntilHealthy } from "./processes";
+import { freePorts, type Started, start, stop, stopLeftovers, waitUntilHealthy } from "./processes";
 
 /**
  * A real Kubernetes control plane on loopback: Debian's etcd, kube-apiserver and kube-controller-manager
@@ -92,6 +92,8 @@ export async function startKube(options: KubeOptions = {}): Promise<KubeEnv> {
     return closing;
   };
   try {
+    // A previous start with this directory whose process was killed may have left its servers running.
+    if (keep) await stopLeftovers(dir);
     const pki = await makePki(dir);
     const state = path.join(dir, REMEMBERED);
     const remembered: Remembered = (await exists(state))

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { accessSync, appendFileSync, constants, createWriteStream } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { type Agent, fetch } from "undici";
@@ -44,9 +44,68 @@ async function logTail(log: string): Promise<string> {
   return (await readFile(log, "utf8").catch(() => "")).split("\n").slice(-20).join("\n");
 }
 
+/**
+ * util-linux's `setpriv --pdeathsig KILL` execs the command with a parent-death signal: the kernel kills it
+ * when this process dies, kill -9 included (no `exit` handler runs then). It replaces itself by the command,
+ * so the child's pid is the server's. Where it is missing, the pids file (below) is the only way back.
+ */
+const SETPRIV = "/usr/bin/setpriv";
+function parentDeathWrapper(): string[] {
+  if (process.env.EXAMPLEDEV_KUBE_NO_PDEATHSIG === "1") return [];
+  try {
+    accessSync(SETPRIV, constants.X_OK);
+    return [SETPRIV, "--pdeathsig", "KILL", "--"];
+  } catch {
+    return [];
+  }
+}
+
+/** The file in an environment's directory listing the processes started for it (`<pid> <name>` lines). */
+const PIDS_FILE = "processes.pids";
+
+/**
+ * Stops what a previous start with the same directory left running (its Node process killed with -9 where
+ * no parent-death signal could be set): each pid of the pids file whose command line still names `dir`
+ * (a pid the system gave to another process since is left alone), with SIGKILL, waiting until it is gone.
+ * Returns how many it stopped.
+ */
+export async function stopLeftovers(dir: string): Promise<number> {
+  const file = path.join(dir, PIDS_FILE);
+  const text = await readFile(file, "utf8").catch(() => "");
+  let stopped = 0;
+  for (const line of text.split("\n")) {
+    const pid = Number(line.split(" ")[0]);
+    if (!Number.isInteger(pid) || pid <= 1) continue;
+    const commandLine = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (!commandLine.includes(dir)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      continue;
+    }
+    const deadline = Date.now() + STOP_TIMEOUT_MS;
+    // Gone, or a zombie (its parent, if any, reaps it): either way its ports are free.
+    while (
+      Date.now() < deadline &&
+      /^State:\s+[^Z]/m.test(await readFile(`/proc/${pid}/status`, "utf8").catch(() => ""))
+    )
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    stopped++;
+  }
+  await writeFile(file, "", { mode: 0o600 });
+  return stopped;
+}
+
 export function start(command: string, args: string[], log: string): Started {
   const name = path.basename(command);
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const [wrapper, ...wrapperArgs] = parentDeathWrapper();
+  const child =
+    wrapper === undefined
+      ? spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(wrapper, [...wrapperArgs, command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  // Kept beside the log, in the environment's directory, for stopLeftovers at its next start.
+  if (child.pid !== undefined)
+    appendFileSync(path.join(path.dirname(log), PIDS_FILE), `${child.pid} ${name}\n`);
   const out = createWriteStream(log);
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
