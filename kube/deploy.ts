@@ -48,6 +48,13 @@ export const WEBHOOK_TLS_SECRET = `${ADMISSION_IDENTITY.name}-tls`;
 /** The container port the webhook listens on (unprivileged); the Service maps 443 to it. */
 const WEBHOOK_PORT = 8443;
 const TLS_DIR = "/etc/exampledev/tls";
+/**
+ * The ConfigMap holding the CA (`ca.crt`) that signed the client certificate kube-apiserver presents to
+ * webhooks (its AdmissionConfiguration's kubeconfig): when it exists at the pods' start, /admit answers that
+ * certificate only (CN WEBHOOK_CLIENT_USER), anyone else 401. Optional: without it, any caller.
+ */
+export const WEBHOOK_CLIENT_CA_CONFIGMAP = `${ADMISSION_IDENTITY.name}-client-ca`;
+const CLIENT_CA_DIR = "/etc/exampledev/client-ca";
 
 const SECURITY_CONTEXT = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
 
@@ -137,15 +144,22 @@ function webhookObjects(): Manifest[] {
               command: [
                 ...["node", "dist/kube/admission/main.js", `--port=${WEBHOOK_PORT}`],
                 ...[`--tls-cert=${TLS_DIR}/tls.crt`, `--tls-key=${TLS_DIR}/tls.key`],
+                ...[`--client-ca=${CLIENT_CA_DIR}/ca.crt`, "--client-ca-optional"],
               ],
               ports: [{ name: "https", containerPort: WEBHOOK_PORT }],
               ...probes("https", "HTTPS"),
-              volumeMounts: [{ name: "tls", mountPath: TLS_DIR, readOnly: true }],
+              volumeMounts: [
+                { name: "tls", mountPath: TLS_DIR, readOnly: true },
+                { name: "client-ca", mountPath: CLIENT_CA_DIR, readOnly: true },
+              ],
               resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
               securityContext: SECURITY_CONTEXT,
             },
           ],
-          volumes: [{ name: "tls", secret: { secretName: WEBHOOK_TLS_SECRET } }],
+          volumes: [
+            { name: "tls", secret: { secretName: WEBHOOK_TLS_SECRET } },
+            { name: "client-ca", configMap: { name: WEBHOOK_CLIENT_CA_CONFIGMAP, optional: true } },
+          ],
         },
       },
     },
@@ -223,6 +237,31 @@ function certManagerObjects(): Manifest[] {
   ];
 }
 
+/**
+ * Only the API server may reach the webhook's port: ingress to the webhook pods from the address range
+ * kube-apiserver connects from, nothing else (no pod of the cluster). The range is the cluster's own: this
+ * file carries a documentation range (RFC 5737) to replace, so that applying it unedited blocks every caller
+ * rather than admits them all.
+ */
+export const CONTROL_PLANE_CIDR_PLACEHOLDER = "192.0.2.0/24";
+function webhookNetworkPolicy(): Manifest {
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: ADMISSION_IDENTITY.name, namespace: SECRETS_NAMESPACE, labels: WEBHOOK_LABELS },
+    spec: {
+      podSelector: { matchLabels: WEBHOOK_LABELS },
+      policyTypes: ["Ingress"],
+      ingress: [
+        {
+          from: [{ ipBlock: { cidr: CONTROL_PLANE_CIDR_PLACEHOLDER } }],
+          ports: [{ protocol: "TCP", port: WEBHOOK_PORT }],
+        },
+      ],
+    },
+  };
+}
+
 /** Files here are not applied by `kubectl apply -f deploy/` (which does not recurse): each is a choice. */
 export const OPTIONAL_DIR = "deploy/optional/";
 
@@ -273,6 +312,15 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
       "keeps the webhook configuration's caBundle (its cert-manager.io/inject-ca-from annotation) set to the CA.",
     ],
     objects: certManagerObjects,
+  },
+  {
+    path: `${OPTIONAL_DIR}network-policy.yaml`,
+    comment: [
+      `Only kube-apiserver may reach the webhook: replace ${CONTROL_PLANE_CIDR_PLACEHOLDER} (a documentation range, which admits no one) by the`,
+      "addresses your API server connects to pods from (the control plane's range), then apply it; the kubelet's probes come",
+      "from the node, which CNIs admit whatever the policy. Needs a CNI that enforces NetworkPolicy. See docs/kubernetes.md.",
+    ],
+    objects: () => [webhookNetworkPolicy()],
   },
 ];
 

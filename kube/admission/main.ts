@@ -5,7 +5,6 @@
 // (or a kubeconfig's user) to mint and read the Secrets of secret values, re-reads its certificate files
 // when they change (a renewed Secret), serves /healthz and /readyz beside /admit, and logs pino JSON on
 // stdout. SIGINT or SIGTERM stop it once the requests in flight are answered; exit code 0.
-import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import pino from "pino";
@@ -20,12 +19,12 @@ import { DEFAULT_SWEEP, REVIEW_CONCURRENCY, startAdmissionServer } from "./serve
 const USAGE = `usage: npm run webhook -- --tls-cert <file> --tls-key <file> [--port 8443] [--bind-address 0.0.0.0]
                           [--kubeconfig <file>] [--context <name>] [--cert-reload-interval 10]
                           [--log-level info] [--client-ca <file> [--client-cn <name,...>]]
-                          [--max-concurrent-reviews 2]
+                          [--client-ca-optional] [--max-concurrent-reviews 2]
 Serves /admit (the MutatingWebhookConfiguration in deploy/), /healthz and /readyz over HTTPS. The PEM
 certificate and key are read again every --cert-reload-interval seconds (0: never) and served once they
 change. Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in
 (exampledev-admission-webhook: it reads the three kinds and keeps Secrets in exampledev-system).
-With --client-ca, /admit answers only a caller presenting a client certificate that CA signed, whose CN is
+With --client-ca (--client-ca-optional: unless the file is missing), /admit answers only a caller presenting a client certificate that CA signed, whose CN is
 one of --client-cn (default ${WEBHOOK_CLIENT_USER}): kube-apiserver, given that certificate by its
 admission configuration's kubeconfig; anyone else gets 401. Reviews past --max-concurrent-reviews get 429.`;
 
@@ -39,6 +38,7 @@ const FLAGS = {
   "cert-reload-interval": { type: "string", default: "10" },
   "log-level": { type: "string", default: "info" },
   "client-ca": { type: "string" },
+  "client-ca-optional": { type: "boolean", default: false },
   "client-cn": { type: "string", default: WEBHOOK_CLIENT_USER },
   "max-concurrent-reviews": { type: "string", default: String(REVIEW_CONCURRENCY) },
   help: { type: "boolean", default: false },
@@ -64,6 +64,7 @@ function parseOptions(args: string[]) {
     connection: connectionOf(values),
     logLevel,
     clientCaFile: values["client-ca"],
+    clientCaOptional: values["client-ca-optional"],
     clientNames: values["client-cn"].split(",").filter((name) => name !== ""),
     concurrency: Math.max(1, integer("--max-concurrent-reviews", values["max-concurrent-reviews"], 1_000)),
   };
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   const options = parsedOrExit(() => parseOptions(process.argv.slice(2)), USAGE);
   const log = pino({ level: options.logLevel });
   const served = await readCertificateFiles(options.files);
+  const clientCa = await readClientCa(options.clientCaFile, options.clientCaOptional, log);
   const server = await startAdmissionServer({
     client: kubeClientOf(options.connection, "exampledev-admission"),
     ...served,
@@ -87,9 +89,7 @@ async function main(): Promise<void> {
     drainProxies: true,
     listen: options.listen,
     log,
-    ...(options.clientCaFile !== undefined && {
-      clientAuth: { ca: await readFile(options.clientCaFile, "utf8"), names: options.clientNames },
-    }),
+    ...(clientCa !== undefined && { clientAuth: { ca: clientCa, names: options.clientNames } }),
     concurrency: options.concurrency,
   });
   const watch =
@@ -112,6 +112,21 @@ async function main(): Promise<void> {
     },
     (message) => log.error(message),
   );
+}
+
+/**
+ * The CA of kube-apiserver's client certificate, from --client-ca. With --client-ca-optional, a file that is
+ * not there (deploy/ mounts an optional ConfigMap) means no client authentication, said in the log.
+ */
+async function readClientCa(file: string | undefined, optional: boolean, log: pino.Logger) {
+  if (file === undefined) return undefined;
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if (!optional || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    log.warn({ file }, "no client CA: /admit answers any caller (restrict it with a NetworkPolicy)");
+    return undefined;
+  }
 }
 
 main().catch((error: unknown) => {
