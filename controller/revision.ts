@@ -6,6 +6,7 @@ import {
   type ServiceRevisionSpec,
   type ServiceTemplateSpec,
 } from "../sdk/schema";
+import { templateIdentity as sharedTemplateIdentity } from "../sdk/schema/minting";
 import { revisionName } from "./naming";
 import type { KubeObject, OwnerReference } from "./objects";
 
@@ -23,12 +24,9 @@ export function pinBundle(source: BundleRef, digest: string): PinnedBundle {
   return { repo, digest, ...(credentials && { credentials }), ...(credentialsRef && { credentialsRef }) };
 }
 
-/** The template as it names revisions: empty template metadata counts as none. */
+/** The template as it names revisions: empty template metadata counts as none (the one definition). */
 function templateIdentity(template: ServiceTemplateSpec): ServiceTemplateSpec {
-  const { metadata, spec } = template;
-  const hasMetadata =
-    Object.keys(metadata?.labels ?? {}).length > 0 || Object.keys(metadata?.annotations ?? {}).length > 0;
-  return hasMetadata ? { metadata, spec } : { spec };
+  return sharedTemplateIdentity(template) as ServiceTemplateSpec;
 }
 
 /** The owner reference of an object `service` controls (its revisions, its preview Services). */
