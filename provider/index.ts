@@ -7,7 +7,8 @@ import { enableCompileCache } from "node:module";
 enableCompileCache?.();
 
 import type { KindName } from "../sdk/schema";
-import { ObjectProvider } from "./object-provider";
+import { DynamicProvider } from "./dynamic-provider";
+import type { ObjectProvider } from "./object-provider";
 
 export { SETTING_KEYS, type Settings } from "./settings";
 
@@ -18,5 +19,5 @@ export { SETTING_KEYS, type Settings } from "./settings";
  * its settings live in it, not in this module.
  */
 export function resourceProvider(kind: KindName): ObjectProvider {
-  return new ObjectProvider(kind);
+  return new DynamicProvider(kind);
 }

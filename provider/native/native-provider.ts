@@ -1,10 +1,20 @@
 // The native plugin's operations, on plain values: each one translates the provider protocol's shapes
 // (URNs, wire secrets, custom timeouts, provider config) and calls the same core the dynamic provider runs
 // (`ObjectProvider`: check, diff, create, read, update, delete, await, create tokens, uid preconditions).
+import { isDeepStrictEqual } from "node:util";
 import { SETTINGS, type SettingName } from "../../sdk/client/settings";
 import { KIND_OUTPUTS, type OutputSource } from "../../sdk/resources/kind-outputs";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
+import {
+  currentBundle,
+  isWritten,
+  mintDecision,
+  previewRevisions,
+  type RevisionNames,
+} from "../../sdk/schema/minting";
+import { UNKNOWN } from "../../sdk/schema/sentinel";
+import { isRecord } from "../../sdk/shared/records";
 import type { Autonaming } from "../naming";
 import { ObjectProvider } from "../object-provider";
 import { PartialFailure } from "../partial-failure";
@@ -13,6 +23,7 @@ import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
 import { withStepLog } from "../step-log";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
+import { EXTRA_OUTPUTS } from "./resource-properties";
 import { conceal, type Path, reveal } from "./wire-secrets";
 
 type Props = Record<string, unknown>;
@@ -197,6 +208,48 @@ export class NativeProvider {
       ),
     );
     return this.outputs(kind, result.outs, secrets);
+  }
+
+  /**
+   * What an update will output, for a preview (the plugin supports provider previews): the object as state
+   * holds it with the declared inputs, and, where `up` decides, unknown values. A Service's revisions are
+   * unknown exactly when the change mints one (`sdk/schema/minting.ts`); status (and what derives from it)
+   * when the spec changes or a revision may be minted.
+   */
+  previewUpdate(urn: string, olds: Props, news: Props): Props {
+    const { kind } = parseUrn(urn);
+    const before = reveal(olds).plain as ObjectOutputs & Props;
+    const { plain, secrets } = reveal(news);
+    const after = plain as ObjectInputs & Props;
+    const specChanged = !isDeepStrictEqual(before.spec, after.spec);
+    const decision =
+      kind === "Service" ? mintDecision(before, after, currentBundle(before.status)) : undefined;
+    const statusChanges = specChanged || (decision !== undefined && decision.outcome !== "none");
+    const { uid, creationTimestamp, generation, resourceVersion } = before.metadata ?? {};
+    const outputs = this.outputs(
+      kind,
+      {
+        ...after,
+        metadata: {
+          ...after.metadata,
+          uid,
+          creationTimestamp,
+          // Left out where the write moves them: an unknown member would make the whole metadata unknown
+          // to a program (its name too).
+          ...(!specChanged && { generation }),
+          ...(!isWritten(before, after) && { resourceVersion }),
+        },
+        status: statusChanges ? UNKNOWN : before.status,
+        ...(before.createToken !== undefined && { createToken: before.createToken }),
+      },
+      secrets,
+    );
+    if (decision === undefined) return outputs;
+    const status = (isRecord(before.status) ? before.status : {}) as RevisionNames;
+    const derived = statusChanges
+      ? Object.fromEntries(Object.keys(EXTRA_OUTPUTS.Service).map((key) => [key, UNKNOWN]))
+      : {};
+    return { ...outputs, ...derived, ...previewRevisions(decision, status, after.spec) };
   }
 
   /**

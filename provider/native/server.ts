@@ -165,7 +165,9 @@ export function providerService(version: string, engineAddress: string | undefin
       provider.configure(variables, fromStruct(request.getArgs()));
       const response = new providerProto.ConfigureResponse();
       response.setAcceptsecrets(true);
-      response.setSupportspreview(false);
+      // Previews of creates and updates come here (`request.getPreview()`), which write nothing: an update's
+      // preview outputs say what stays known (a Service's revisions when nothing mints) and what `up` decides.
+      response.setSupportspreview(true);
       response.setAcceptresources(false);
       response.setAcceptoutputs(false);
       // The engine sends the `pulumi:autonaming` config's name (or its `disabled`) with each Check.
@@ -210,6 +212,14 @@ export function providerService(version: string, engineAddress: string | undefin
       return response;
     }),
     create: answer<providerProto.CreateRequest, providerProto.CreateResponse>(async (request) => {
+      if (request.getPreview()) {
+        // What the engine shows for a provider without previews: the checked inputs (no id yet).
+        const response = new providerProto.CreateResponse();
+        response.setId("");
+        const properties = request.getProperties();
+        if (properties !== undefined) response.setProperties(properties);
+        return response;
+      }
       const created = await provider.create(
         request.getUrn(),
         fromStruct(request.getProperties()),
@@ -233,6 +243,19 @@ export function providerService(version: string, engineAddress: string | undefin
       return response;
     }),
     update: answer<providerProto.UpdateRequest, providerProto.UpdateResponse>(async (request) => {
+      if (request.getPreview()) {
+        const response = new providerProto.UpdateResponse();
+        response.setProperties(
+          toStruct(
+            provider.previewUpdate(
+              request.getUrn(),
+              fromStruct(request.getOlds()),
+              fromStruct(request.getNews()),
+            ),
+          ),
+        );
+        return response;
+      }
       const properties = await provider.update(
         request.getId(),
         request.getUrn(),

@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import type { ObjectStatus, ServiceStatus } from "../client/types";
 import type {
   ProxySpec,
@@ -30,18 +30,39 @@ export type ServiceArgs = ApiResourceArgs<ServiceSpecInput>;
 
 /** A deployable bundle and the template its revisions are minted from (`compute.example.dev/v1alpha1`). */
 export class Service extends ApiResource<ServiceSpec, ServiceStatus> {
+  /**
+   * The revisions as the provider keeps them beside status (provider/dynamic-provider.ts): known in a preview
+   * of a change that mints nothing, unknown in one that mints. Hidden from diffs by their `__`.
+   */
+  declare private readonly __latestRevision: pulumi.Output<string | null | undefined>;
+  declare private readonly __liveRevision: pulumi.Output<string | null | undefined>;
+
   constructor(name: string, args: ServiceArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Service", name, { ...args }, opts);
+    super("Service", name, { ...args, __latestRevision: undefined, __liveRevision: undefined }, opts);
   }
 
-  /** The revision the controller minted for the current template and bundle digest. */
+  /**
+   * The revision the controller minted for the current template and bundle digest. Unknown in a preview of a
+   * change that mints a new one (template, digest, repository; a tag's Service on any write), known otherwise.
+   */
   get latestRevision(): pulumi.Output<string | undefined> {
-    return this.derived("latestRevision");
+    return this.revision(this.__latestRevision, "latestRevision");
   }
 
   /** The revision selected to serve: `spec.liveRevision` when pinned, else the latest. */
   get liveRevision(): pulumi.Output<string | undefined> {
-    return this.derived("liveRevision");
+    return this.revision(this.__liveRevision, "liveRevision");
+  }
+
+  /** The provider's value; without one (state written before it kept them, no revision yet), status's. */
+  private revision(
+    kept: pulumi.Output<string | null | undefined>,
+    name: "latestRevision" | "liveRevision",
+  ): pulumi.Output<string | undefined> {
+    return kept.apply(
+      (value): pulumi.Output<string | undefined> =>
+        typeof value === "string" ? pulumi.output(value) : this.derived(name),
+    );
   }
 
   /** Whether the Service's egress gateway is in place (the `EgressReady` condition). */
