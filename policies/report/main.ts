@@ -7,6 +7,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { annotation, placement, summary } from "./github";
 import { findings, sourceLocations } from "./preview-results";
+import { mintingServices, revisionsSummary } from "./revisions";
 
 const USAGE =
   "usage: exampledev-policy-report --preview <preview.json> --events <events.jsonl> [--project-dir <dir>] [--repository-root <dir>] [--summary <file>]";
@@ -22,14 +23,17 @@ function main(): void {
     },
   });
   if (values.preview === undefined || values.events === undefined) throw new Error(USAGE);
-  const locations = sourceLocations(readFileSync(values.preview, "utf8"));
+  const previewJson = readFileSync(values.preview, "utf8");
+  const locations = sourceLocations(previewJson);
   const found = findings(readFileSync(values.events, "utf8")).map((finding) => {
     const location = finding.urn === undefined ? undefined : locations.get(finding.urn);
     const place = location && placement(location, values["project-dir"], values["repository-root"]);
     return { finding, place };
   });
   for (const { finding, place } of found) console.log(annotation(finding, place));
-  if (values.summary) appendFileSync(values.summary, summary(found));
+  // Beside the findings: the Services whose change mints a revision, and why (a shared template's blast radius).
+  const revisions = revisionsSummary(mintingServices(previewJson));
+  if (values.summary) appendFileSync(values.summary, `${summary(found)}\n${revisions}`);
 }
 
 try {
