@@ -5,6 +5,7 @@
 // (or a kubeconfig's user) to mint and read the Secrets of secret values, re-reads its certificate files
 // when they change (a renewed Secret), serves /healthz and /readyz beside /admit, and logs pino JSON on
 // stdout. SIGINT or SIGTERM stop it once the requests in flight are answered; exit code 0.
+import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import pino from "pino";
