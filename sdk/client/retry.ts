@@ -1,8 +1,17 @@
-import { type RetryPolicy, retryWait } from "../shared/retry";
+import { backoff, type RetryPolicy, retryWait } from "../shared/retry";
 import { SETTINGS } from "./settings";
 
 /** Backoff tuning, and the clock and jitter source for tests (the shared policy of `sdk/shared/retry.ts`). */
-export type RetryOptions = RetryPolicy;
+export interface RetryOptions extends RetryPolicy {
+  /**
+   * A server this client has had answers from (below 500) that then refuses connections or answers
+   * 502/503/504 is taken as restarting: such failures of a request safe to repeat are retried beyond
+   * `maxRetries`, until the waits add up to this (0: never; `maxRetries` 0 turns it off too).
+   */
+  restartBudgetMs: number;
+  /** The cap of each backoff while riding through a restart (jittered below it). */
+  restartMaxDelayMs: number;
+}
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
   maxRetries: SETTINGS.maxRetries.default,
@@ -14,6 +23,9 @@ export const DEFAULT_RETRY: Readonly<RetryOptions> = {
   longRetryAfter: "backoff",
   random: Math.random,
   now: Date.now,
+  // kube-apiserver restarted is ready after about 20 s, the local server after a few: 45 s covers both.
+  restartBudgetMs: 45_000,
+  restartMaxDelayMs: 2_000,
 };
 
 /** What a request looks like to the policy. */
@@ -47,8 +59,44 @@ const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS
  * - A lost answer (connection reset, timeout) and 429/502/503/504 are retried only when sending the request
  *   twice has the effect of sending it once (see `isReplaySafe`).
  * - The server's `Retry-After` comes first; otherwise exponential backoff with full jitter, capped.
+ * - Past `maxRetries`, a server that answered this client before and now fails as a restarting one does
+ *   (`restarting`) gets more retries, up to `restartBudgetMs` of waits, when `restart` is given.
  */
 export function retryDelay(
+  request: RetryRequest,
+  outcome: AttemptOutcome,
+  retriesSoFar: number,
+  options: RetryOptions,
+  restart?: RestartState,
+): number | undefined {
+  const wait = countedDelay(request, outcome, retriesSoFar, options);
+  if (wait !== undefined || restart === undefined || !restart.serverAnsweredBefore) return wait;
+  if (options.maxRetries === 0 || restart.waitedMs >= options.restartBudgetMs) return undefined;
+  if (!restarting(request, outcome)) return undefined;
+  const step = backoff(retriesSoFar, { ...options, maxDelayMs: options.restartMaxDelayMs });
+  return Math.max(1, Math.min(step, options.restartBudgetMs - restart.waitedMs));
+}
+
+/** What the transport knows of the server and of this request's retries so far. */
+export interface RestartState {
+  /** Whether this client had an answer below 500 from the server before (it was up). */
+  serverAnsweredBefore: boolean;
+  /** The waits before this request's retries, added up. */
+  waitedMs: number;
+}
+
+/**
+ * A failure a restarting server gives, for a request that may be sent again: a refused connection (never
+ * sent), or a lost answer or 502/503/504 when repeating the request is safe.
+ */
+function restarting(request: RetryRequest, outcome: AttemptOutcome): boolean {
+  if (outcome.type === "transport")
+    return outcome.transient && (!outcome.mayHaveReachedServer || isReplaySafe(request));
+  return [502, 503, 504].includes(outcome.statusCode) && isReplaySafe(request);
+}
+
+/** The policy within `maxRetries`. */
+function countedDelay(
   request: RetryRequest,
   outcome: AttemptOutcome,
   retriesSoFar: number,

@@ -83,6 +83,8 @@ const TIMEOUTS = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", 
  */
 export class Transport {
   private readonly pool: Pool;
+  /** Whether the server answered (below 500) before: failures then may be a restart to ride through. */
+  private serverAnswered = false;
   private readonly origin: string;
   private readonly basePath: string;
 
@@ -106,12 +108,19 @@ export class Transport {
   }
 
   async send(request: HttpRequest): Promise<HttpResponse> {
-    const retry = withOverrides(this.options.retry, { maxRetries: request.maxRetries });
+    const retry: RetryOptions = {
+      ...this.options.retry,
+      ...withOverrides(this.options.retry, { maxRetries: request.maxRetries }),
+    };
     let replayed = false;
+    let waitedMs = 0;
     for (let retriesSoFar = 0; ; retriesSoFar++) {
       request.signal?.throwIfAborted();
       const attempt = await this.attempt(request);
-      const wait = retryDelay(request, attempt.outcome, retriesSoFar, retry);
+      const restart = { serverAnsweredBefore: this.serverAnswered, waitedMs };
+      if (attempt.outcome.type === "response" && attempt.outcome.statusCode < 500) this.serverAnswered = true;
+      const wait = retryDelay(request, attempt.outcome, retriesSoFar, retry, restart);
+      if (wait !== undefined) waitedMs += wait;
       if (wait === undefined) {
         if ("failure" in attempt) throw this.transportError(request, attempt.failure, retriesSoFar + 1);
         // The answer the caller gets: an attempt that is retried says nothing about the request that counts.
