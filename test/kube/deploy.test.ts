@@ -48,21 +48,23 @@ describe("deploy/ on kube-apiserver", () => {
   });
 
   // cert-manager's own CRDs (trimmed to the fields used) stand in for cert-manager, which does not run here.
-  it("accepts deploy/optional/cert-manager.yaml where cert-manager's CRDs are installed", async () => {
+  it("accepts deploy/optional/ where cert-manager's CRDs are installed", async () => {
     await kubectl("apply", "--server-side", "-f", path.join(__dirname, "fixtures/cert-manager-crds.yaml"));
     await kubectl(
       ...["wait", "--for=condition=Established", "--timeout=60s"],
       ...["crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io"],
     );
-    const file = DEPLOY_FILES.find(({ path }) => path === `${OPTIONAL_DIR}cert-manager.yaml`);
+    // Every optional file: cert-manager's objects and the webhook's NetworkPolicy.
+    const files = DEPLOY_FILES.filter(({ path }) => path.startsWith(OPTIONAL_DIR));
     const { stdout } = await kubectl(
       ...["apply", "--server-side", "--dry-run=server", "--validate=strict"],
       ...["-f", path.join(REPO, OPTIONAL_DIR)],
     );
     const applied = stdout.trim().split("\n");
-    expect(applied).toHaveLength(file?.objects().length ?? -1);
+    expect(applied).toHaveLength(files.reduce((count, file) => count + file.objects().length, 0));
     for (const line of applied) expect(line).toMatch(/ serverside-applied \(server dry run\)$/);
     expect(stdout).toContain(`certificate.cert-manager.io/${ADMISSION_IDENTITY.name}`);
+    expect(stdout).toContain(`networkpolicy.networking.k8s.io/${ADMISSION_IDENTITY.name}`);
   });
 
   it("lets the controller's service account do what the controller does, and no more", async () => {
