@@ -10,6 +10,7 @@ import {
   validateUpdate,
 } from "../sdk/schema";
 import { containsUnknown } from "../sdk/schema/sentinel";
+import { isAccessFailure } from "./access";
 import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
 import { waitFor } from "./await/wait";
@@ -77,6 +78,10 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     news: ObjectInputs,
     naming: Pick<NamingContext, "seed" | "autonaming"> = {},
   ): Promise<pulumi.dynamic.CheckResult> {
+    // With an API to ask (serverDryRun), first whether it answers at the address and takes the credentials:
+    // the preview fails here, naming the setting to fix, rather than the `up` after it.
+    const access = await this.settings.accessProblem(this.kind);
+    if (access !== undefined) return { inputs: news, failures: [{ property: "", reason: access }] };
     const { nameSeed, ...declared } = news;
     const { failure: nameFailure, ...name } = await chooseName(olds, declared as ObjectInputs, {
       ...naming,
@@ -145,6 +150,8 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       return undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      // Not the API's verdict on the object: the address or the credentials to fix, named.
+      if (isAccessFailure(error)) return message;
       return `the API refused this on a server dry run (dryRun=All, nothing was written): ${message}`;
     }
   }
@@ -261,8 +268,12 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
     const readiness = this.behaviour.readiness;
     if (readiness === undefined || inputs.await?.skip) return outputsOf(inputs, written);
     const name = inputs.metadata.name;
+    const condition = readiness(written);
+    // The written object already ready (a metadata-only update of a ready Service: the controller judged
+    // this generation): nothing to wait for, nor to look at again.
+    if (condition.observe(written).state === "ready") return outputsOf(inputs, written);
     try {
-      const ready = await this.await(name, readiness(written), inputs.await?.timeoutSeconds);
+      const ready = await this.await(name, condition, inputs.await?.timeoutSeconds);
       return outputsOf(inputs, ready ?? written);
     } catch (error) {
       const lastSeen =

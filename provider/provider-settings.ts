@@ -1,9 +1,12 @@
-import { type Client, createClient } from "../sdk/client";
+import { type Client, createClient, type ResourceClient } from "../sdk/client";
+import type { KindName } from "../sdk/schema";
+import { accessProblem, explainingClient } from "./access";
+import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 import {
   apiAddressConfigured,
   booleanSetting,
   type ConfigSource,
-  resolveSettings,
+  resolveAccess,
   validationDeferredToPolicies,
 } from "./settings";
 import { reportWarning } from "./step-log";
@@ -29,6 +32,12 @@ export interface ProviderSettings {
   serverDryRun(): boolean;
   writeMode(): WriteMode;
   /**
+   * With serverDryRun: whether the API can be reached at the address, takes the credentials and serves the
+   * kind, asked once (a list of one object); a message naming the setting to fix if not. Undefined
+   * without serverDryRun, and when the API answered.
+   */
+  accessProblem(kind: KindName): Promise<string | undefined>;
+  /**
    * The one client (and so one connection pool) of these settings, made at the first API call. Its warnings
    * go to the step they were answered in (`withStepLog`).
    */
@@ -47,16 +56,39 @@ export function providerSettings(config: ConfigSource): ProviderSettings {
     serverSideApply: booleanSetting(config, "serverSideApply"),
     force: booleanSetting(config, "serverSideApplyForce"),
   }));
-  const apiSettings = once(() => resolveSettings(config));
+  const access = once(() => resolveAccess(config));
   let client: Client | undefined;
+  const theClient = () => {
+    // Failures to reach the API or refusals of the credentials name the setting to fix (access.ts).
+    client ??= explainingClient(createClient({ ...access().settings, onWarning: reportWarning }), () => {
+      return access().origins;
+    });
+    return client;
+  };
+  let accessChecked: Promise<string | undefined> | undefined;
   return {
     deferValidationToPolicies,
     serverDryRun,
     writeMode,
-    client: () => {
-      client ??= createClient({ ...apiSettings(), onWarning: reportWarning });
-      return client;
+    accessProblem: (kind) => {
+      if (!serverDryRun()) return Promise.resolve(undefined);
+      accessChecked ??= (async () => {
+        let accessor: ResourceClient<AnyObject, unknown>;
+        try {
+          accessor = KIND_BEHAVIOUR[kind].accessor(theClient());
+        } catch (error) {
+          // Settings that cannot be used (a kubeconfig without the context): their message names them.
+          return error instanceof Error ? error.message : String(error);
+        }
+        return accessProblem(
+          () => accessor.list({ limit: 1 }),
+          () => access().origins,
+          kind,
+        );
+      })();
+      return accessChecked;
     },
+    client: theClient,
     close: () => void client?.close(),
   };
 }

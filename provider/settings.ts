@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
-import { type KubeconfigCredentials, KubeconfigError, readKubeconfig } from "../sdk/client/kubeconfig";
+import {
+  type KubeconfigCredentials,
+  KubeconfigError,
+  type KubeconfigOrigin,
+  readKubeconfig,
+} from "../sdk/client/kubeconfig";
 import { baseUrlProblem, MAX_RETRIES_LIMIT, SETTINGS, type SettingName } from "../sdk/client/settings";
+import type { AccessOrigins } from "./access";
 
 /** Where and how the provider reaches the API; read from stack config and EXAMPLEDEV_* variables. */
 export interface Settings {
@@ -33,6 +39,22 @@ function reader(config: ConfigSource, env: NodeJS.ProcessEnv) {
     const fromEnv = nonEmpty(env[setting.env]);
     return setting.precedence === "environment" ? (fromEnv ?? fromConfig) : (fromConfig ?? fromEnv);
   };
+}
+
+/** Where a setting's value comes from, as `reader` picks it: the environment variable, the stack config, or neither. */
+export function settingOrigin(
+  config: ConfigSource,
+  name: SettingName,
+  env: NodeJS.ProcessEnv = process.env,
+): "environment" | "config" | undefined {
+  const setting = SETTINGS[name];
+  const fromConfig = nonEmpty(config.get(setting.config)) !== undefined;
+  const fromEnv = nonEmpty(env[setting.env]) !== undefined;
+  const first = setting.precedence === "environment" ? fromEnv : fromConfig;
+  if (first) return setting.precedence === "environment" ? "environment" : "config";
+  if (setting.precedence === "environment" ? fromConfig : fromEnv)
+    return setting.precedence === "environment" ? "config" : "environment";
+  return undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -75,7 +97,11 @@ export function booleanSetting(
 ): boolean {
   const setting = SETTINGS[name];
   const value = reader(config, env)(name);
-  if (value === undefined) return setting.default;
+  if (value === undefined) {
+    // A default that follows another switch (serverDryRun is off while validation is left to the pack).
+    const offWith = (setting as { defaultOffWith?: SwitchName }).defaultOffWith;
+    return setting.default && !(offWith !== undefined && booleanSetting(config, offWith, env));
+  }
   if (value === "true" || value === "false") return value === "true";
   throw new Error(`${setting.config} must be true or false, not "${value}"`);
 }
@@ -106,6 +132,7 @@ function checkedContext(context: string | undefined, kubeconfig: string | undefi
 function kubeconfigCredentials(
   read: (name: SettingName) => string | undefined,
   given: { baseUrl: boolean; token: boolean; ca: boolean },
+  onOrigin?: (origin: KubeconfigOrigin) => void,
 ): KubeconfigCredentials {
   const kubeconfig = read("kubeconfig");
   const context = checkedContext(read("context"), kubeconfig);
@@ -116,6 +143,7 @@ function kubeconfigCredentials(
       given,
       tokenSetting: named("token"),
       contextSetting: named("context"),
+      ...(onOrigin && { onOrigin }),
     });
   } catch (error) {
     if (error instanceof KubeconfigError) throw new Error(`${named("kubeconfig")}: ${error.message}`);
@@ -162,7 +190,16 @@ function retryCount(text: string | undefined): number {
 }
 
 export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): Settings {
+  return resolveAccess(config, env).settings;
+}
+
+/** The settings, and where the address and credentials in them come from (for messages: `access.ts`). */
+export function resolveAccess(
+  config: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): { settings: Settings; origins: AccessOrigins } {
   const read = reader(config, env);
+  const origin = (name: SettingName) => settingOrigin(config, name, env);
   const explicitUrl = read("baseUrl");
   if (explicitUrl === undefined && read("kubeconfig") === undefined) {
     throw new Error(
@@ -177,17 +214,24 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
   const explicitCa =
     read("caCertificate") ?? (caFile === undefined ? undefined : readFileSync(caFile, "utf8"));
   const explicitToken = read("token");
-  const fromKubeconfig = kubeconfigCredentials(read, {
-    baseUrl: explicitUrl !== undefined,
-    token: explicitToken !== undefined,
-    ca: explicitCa !== undefined,
-  });
+  let kubeconfigOrigin: KubeconfigOrigin | undefined;
+  const fromKubeconfig = kubeconfigCredentials(
+    read,
+    {
+      baseUrl: explicitUrl !== undefined,
+      token: explicitToken !== undefined,
+      ca: explicitCa !== undefined,
+    },
+    (chosen) => {
+      kubeconfigOrigin = chosen;
+    },
+  );
   // The kubeconfig's server is checked as it is read; with neither, the error above was thrown.
   const baseUrl = (explicitUrl ?? fromKubeconfig.baseUrl) as string;
   const token = explicitToken ?? fromKubeconfig.token;
   const ca = explicitCa ?? fromKubeconfig.ca;
   const { cert, key, insecureSkipTlsVerify } = fromKubeconfig;
-  return {
+  const settings = {
     baseUrl,
     timeoutMs,
     maxRetries,
@@ -196,6 +240,26 @@ export function resolveSettings(config: ConfigSource, env: NodeJS.ProcessEnv = p
     ...(cert !== undefined && key !== undefined && { cert, key }),
     ...(insecureSkipTlsVerify === true && { insecureSkipTlsVerify }),
   };
+  const explicitCaOrigin = origin("caCertificate") ?? origin("caCertificateFile");
+  const origins: AccessOrigins = {
+    baseUrl: explicitUrl !== undefined ? (origin("baseUrl") ?? "config") : "kubeconfig",
+    address: new URL(baseUrl).origin,
+    credentials:
+      explicitToken !== undefined
+        ? (origin("token") ?? "config")
+        : fromKubeconfig.token !== undefined || fromKubeconfig.cert !== undefined
+          ? "kubeconfig"
+          : "none",
+    ca: explicitCa !== undefined ? (explicitCaOrigin ?? "config") : fromKubeconfig.ca ? "kubeconfig" : "none",
+    ...(kubeconfigOrigin !== undefined && {
+      kubeconfig: {
+        ...kubeconfigOrigin,
+        fileFrom: origin("kubeconfig") ?? "config",
+        contextFrom: origin("context"),
+      },
+    }),
+  };
+  return { settings, origins };
 }
 
 /** One setting whose value cannot be used, with the message the provider would fail with. */

@@ -100,6 +100,12 @@ export interface RunningServer {
   idle(): Promise<void>;
   /** Stops accepting requests, finishes those in flight, stops the controller, closes the store. */
   close(): Promise<void>;
+  /**
+   * Stops the embedded controller until `resumeController` starts it again (tests: what a client sees while no
+   * controller runs, as when its Deployment is scaled to zero on a cluster).
+   */
+  pauseController(): Promise<void>;
+  resumeController(): void;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -159,7 +165,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const url = urlOf(host, port);
   // The controller is a client like any other, over loopback to this server, as its own identity.
   const client = createClient({ baseUrl: loopbackUrl(host, port), token: controllerToken });
-  const running = startController({
+  const controllerOptions: Parameters<typeof startController>[0] = {
     cluster: clusterOf(client, {
       onError: (error) =>
         app.log.warn({ error: errorFields(error) }, "the controller's watch failed; retrying"),
@@ -176,7 +182,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...options.git,
       ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),
     },
-  });
+  };
+  const launch = () => startController(controllerOptions);
+  let running = launch();
   controller = running;
   const lastWrites = lastWritesOf(store);
   let closing: Promise<void> | undefined;
@@ -192,6 +200,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await running.idle();
         if (versions.services === lastWrites.services && versions.revisions === lastWrites.revisions) return;
       }
+    },
+    pauseController: () => running.stop(),
+    resumeController: () => {
+      running = launch();
+      controller = running;
     },
     close: () => {
       // The controller first: its watches are connections the server would wait for.

@@ -161,7 +161,9 @@ function configVariable(setting: SettingInfo): Property {
   return {
     type,
     description: setting.description,
-    ...(setting.default !== undefined && { default: setting.default }),
+    // A default that follows another setting is the provider's to decide: the SDKs would send a constant.
+    ...(setting.default !== undefined &&
+      setting.defaultOffWith === undefined && { default: setting.default }),
     defaultInfo: { environment: [setting.env] },
     ...(setting.secret && { secret: true }),
   };

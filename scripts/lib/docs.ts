@@ -90,7 +90,9 @@ export function table(header: readonly string[], rows: readonly (readonly string
 // docs/configuration.md
 
 function settingDefault(setting: SettingInfo): string {
-  return setting.default === undefined ? "" : code(String(setting.default));
+  if (setting.default === undefined) return "";
+  const off = setting.defaultOffWith === undefined ? "" : ` (\`false\` with ${setting.defaultOffWith})`;
+  return code(String(setting.default)) + off;
 }
 
 function configurationTable(): string {

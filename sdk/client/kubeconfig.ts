@@ -31,6 +31,14 @@ export interface KubeconfigCredentials {
   key?: string;
 }
 
+/** Which context of a kubeconfig was read, with its cluster and user: names for messages, never secrets. */
+export interface KubeconfigOrigin {
+  file: string;
+  context: string;
+  cluster?: string;
+  user?: string;
+}
+
 export interface KubeconfigOptions {
   /** The context to use; the file's `current-context` when absent. */
   context?: string;
@@ -43,6 +51,8 @@ export interface KubeconfigOptions {
   tokenSetting?: string;
   /** How the caller names its context setting, for the advice when the file has no current-context. */
   contextSetting?: string;
+  /** Told which context, cluster and user the credentials come from, for the caller's messages. */
+  onOrigin?: (origin: KubeconfigOrigin) => void;
 }
 
 /** A kubeconfig that cannot be used: the message names the file, the context and what is wrong. */
@@ -120,18 +130,29 @@ export function readKubeconfig(file: string, options: KubeconfigOptions = {}): K
   }
   const context = contexts.find((entry) => entry.name === contextName);
   if (context === undefined) {
+    const chosenBy =
+      options.context !== undefined
+        ? `choose one with ${options.contextSetting ?? "`context`"}`
+        : `its current-context names none: choose one with ${options.contextSetting ?? "`context`"}`;
     throw new KubeconfigError(
-      `kubeconfig ${absolute}: no context named "${contextName}" (${names(contexts)})`,
+      `kubeconfig ${absolute}: no context named "${contextName}" (${names(contexts)}); ${chosenBy}`,
     );
   }
   const reader: Reader = new Reader(absolute, `context "${contextName}"`);
   const given = options.given ?? {};
   const tokenSetting = options.tokenSetting ?? "`token`";
   const { cluster, user } = context.context ?? {};
-  return {
+  const credentials = {
     ...(given.baseUrl && given.ca ? {} : clusterCredentials(reader, config, cluster, given, tokenSetting)),
     ...userCredentials(reader, config, user, given, tokenSetting),
   };
+  options.onOrigin?.({
+    file: absolute,
+    context: contextName,
+    ...(cluster && { cluster }),
+    ...(user && { user }),
+  });
+  return credentials;
 }
 
 /** Reads what the kubeconfig names, failing with the file and where in it (context, cluster, user). */

@@ -20,6 +20,12 @@ export interface SettingInfo {
   readonly precedence: "config" | "environment";
   /** The value used when neither source sets one; absent when there is none. */
   readonly default?: number | boolean;
+  /**
+   * A switch whose default turns off while another switch is on (`serverDryRun` while
+   * `deferValidationToPolicies`): its default is then not a constant, so the package schema declares none
+   * and the provider decides.
+   */
+  readonly defaultOffWith?: string;
   /** One line for users: what the setting does and what it accepts. */
   readonly description: string;
   /** Set it with `pulumi config set --secret`; it never appears in messages. */
@@ -122,9 +128,10 @@ export const SETTINGS = {
     config: "exampledev:serverDryRun",
     env: "EXAMPLEDEV_SERVER_DRY_RUN",
     precedence: "config",
-    default: false,
+    default: true,
+    defaultOffWith: "deferValidationToPolicies",
     description:
-      '"true" asks the API (dryRun=All, nothing stored) about every create and update during preview and up, so its refusals (validation, name taken, field conflicts) fail the preview with its message; skipped while no API address is set.',
+      'Asks the API during preview (and up): whether it is reachable and takes the credentials, then each create and update with dryRun=All (nothing stored), so its refusals (an address or token to fix, validation, name taken, field conflicts) fail the preview, naming the setting to fix. On by default whenever an API address is set, off by default with deferValidationToPolicies (a pull-request check that lists every violation without credentials); "false" keeps previews fully offline.',
     secret: false,
   },
 } as const satisfies Record<string, SettingInfo>;

@@ -43,7 +43,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["kubeconfig"] = (args?.kubeconfig) ?? utilities.getEnv("EXAMPLEDEV_KUBECONFIG");
             resourceInputs["maxRetries"] = pulumi.output((args?.maxRetries) ?? (utilities.getEnvNumber("EXAMPLEDEV_MAX_RETRIES") || 3)).apply(JSON.stringify);
             resourceInputs["requestTimeoutSeconds"] = pulumi.output((args?.requestTimeoutSeconds) ?? (utilities.getEnvNumber("EXAMPLEDEV_REQUEST_TIMEOUT_SECONDS") || 30)).apply(JSON.stringify);
-            resourceInputs["serverDryRun"] = pulumi.output((args?.serverDryRun) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_DRY_RUN") || false)).apply(JSON.stringify);
+            resourceInputs["serverDryRun"] = pulumi.output((args?.serverDryRun) ?? utilities.getEnvBoolean("EXAMPLEDEV_SERVER_DRY_RUN")).apply(JSON.stringify);
             resourceInputs["serverSideApply"] = pulumi.output((args?.serverSideApply) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_SIDE_APPLY") || false)).apply(JSON.stringify);
             resourceInputs["serverSideApplyForce"] = pulumi.output((args?.serverSideApplyForce) ?? (utilities.getEnvBoolean("EXAMPLEDEV_SERVER_SIDE_APPLY_FORCE") || false)).apply(JSON.stringify);
             resourceInputs["token"] = (args?.token ? pulumi.secret(args.token) : undefined) ?? utilities.getEnv("EXAMPLEDEV_TOKEN");
@@ -90,7 +90,7 @@ export interface ProviderArgs {
      */
     requestTimeoutSeconds?: pulumi.Input<number | undefined>;
     /**
-     * "true" asks the API (dryRun=All, nothing stored) about every create and update during preview and up, so its refusals (validation, name taken, field conflicts) fail the preview with its message; skipped while no API address is set.
+     * Asks the API during preview (and up): whether it is reachable and takes the credentials, then each create and update with dryRun=All (nothing stored), so its refusals (an address or token to fix, validation, name taken, field conflicts) fail the preview, naming the setting to fix. On by default whenever an API address is set, off by default with deferValidationToPolicies (a pull-request check that lists every violation without credentials); "false" keeps previews fully offline.
      */
     serverDryRun?: pulumi.Input<boolean | undefined>;
     /**

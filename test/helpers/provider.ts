@@ -42,14 +42,22 @@ export function providerOf(kind: KindName): ObjectProvider {
  * config (secrets decrypted) behind the host's own Config class.
  */
 export async function configureProvider(config: ProviderConfig): Promise<void> {
-  const request = { config: new Config(config, "provider-tests") };
+  const request = { config: new Config(withoutDryRun(config), "provider-tests") };
   for (const kind of KIND_NAMES) await providerOf(kind).configure(request);
+}
+
+/**
+ * These tests call one method at a time, and a test asks the API about previews (access, dry runs: on by
+ * default with an address) only where it says so, with `exampledev:serverDryRun` (dry-run.test.ts).
+ */
+function withoutDryRun(config: ProviderConfig): ProviderConfig {
+  return { "exampledev:serverDryRun": "false", ...config };
 }
 
 /** The provider of `kind` in a new provider process (a refresh, a destroy): made and configured anew. */
 export async function freshProvider(kind: KindName, config: ProviderConfig): Promise<ObjectProvider> {
   const provider = resourceProvider(kind);
-  await provider.configure({ config: new Config(config, "provider-tests") });
+  await provider.configure({ config: new Config(withoutDryRun(config), "provider-tests") });
   return provider;
 }
 

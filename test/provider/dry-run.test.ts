@@ -1,4 +1,6 @@
+import { Config } from "@pulumi/pulumi/cmd/dynamic-provider/config";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { resourceProvider } from "../../provider";
 import type { ObjectInputs, ObjectOutputs } from "../../provider/state";
 import type { KindName } from "../../sdk/schema";
 import {
@@ -107,14 +109,31 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
     // Named: an unnamed object's check asks which generated name is free, whatever is unknown.
     const result = await check("Proxy", declared("edge", spec, { metadata: { name: "unknown-spec" } }));
     expect(result.failures).toEqual([]);
+    // Only the one look at the API (reachable, the credentials taken) that a preview asking it makes.
+    expect(seen.exchanges.map(({ method }) => method)).toEqual(["GET"]);
+  });
+
+  it("asks nothing with serverDryRun false: a fully offline preview", async () => {
+    const seen = await env.through();
+    await configureProvider({ "exampledev:baseUrl": seen.url, "exampledev:serverDryRun": "false" });
+    await check("Proxy", declared("edge", {}, { metadata: { name: "quiet" } }));
     expect(seen.exchanges).toEqual([]);
   });
 
-  it("asks nothing without the setting", async () => {
+  it("asks by default once an API address is set, but not with deferValidationToPolicies", async () => {
     const seen = await env.through();
-    await configureProvider({ "exampledev:baseUrl": seen.url });
-    await check("Proxy", declared("edge", {}, { metadata: { name: "quiet" } }));
-    expect(seen.exchanges).toEqual([]);
+    const provider = resourceProvider("Proxy");
+    await provider.configure({ config: new Config({ "exampledev:baseUrl": seen.url }, "dry-run-tests") });
+    const asked = await provider.check({}, declared("edge", {}, { metadata: { name: "asked" } }));
+    expect(asked.failures).toEqual([]);
+    expect(seen.seen("POST", pathOf("Proxy"))[0]?.path).toContain("dryRun=All");
+
+    const pack = resourceProvider("Proxy");
+    const config = { "exampledev:baseUrl": seen.url, "exampledev:deferValidationToPolicies": "true" };
+    await pack.configure({ config: new Config(config, "dry-run-tests") });
+    const before = seen.exchanges.length;
+    await pack.check({}, declared("edge", {}, { metadata: { name: "pull-request" } }));
+    expect(seen.exchanges.length).toBe(before);
   });
 
   it("asks the API about an update in diff, and fails it with the API's reason", async () => {
@@ -181,7 +200,7 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
       { name: "immutable-rev" },
     );
     expect(replaced).toMatchObject({ changes: true, replaces: ["spec"], deleteBeforeReplace: true });
-    expect(seen.exchanges).toEqual([]);
+    expect(seen.exchanges.filter(({ method }) => method !== "GET")).toEqual([]);
   });
 
   it("with server-side apply, asks by apply: a field another manager owns fails diff naming it", async () => {
@@ -275,7 +294,7 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
     expect(error.message).toContain('conflict with "kubectl"');
   });
 
-  it("names the API's refusal to connect as a failed dry run, so a preview with the setting needs the API", async () => {
+  it("fails a preview that cannot reach the API, naming the address's setting and variable", async () => {
     const closed = await startLoopbackProxy(env.server.url);
     const url = closed.url;
     await closed.close();
@@ -285,6 +304,9 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
       "exampledev:requestTimeoutSeconds": "2",
     });
     const result = await check("Proxy", declared("edge", {}, { metadata: { name: "unreachable" } }));
-    expect(result.failures?.[0]?.reason).toContain("server dry run");
+    const reason = result.failures?.[0]?.reason ?? "";
+    expect(reason).toMatch(/^cannot reach the API at http:\/\/127\.0\.0\.1:\d+: /);
+    expect(reason).toContain("the stack config exampledev:baseUrl");
+    expect(reason).toContain("EXAMPLEDEV_BASE_URL");
   });
 });

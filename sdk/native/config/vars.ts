@@ -97,12 +97,12 @@ Object.defineProperty(exports, "requestTimeoutSeconds", {
 });
 
 /**
- * "true" asks the API (dryRun=All, nothing stored) about every create and update during preview and up, so its refusals (validation, name taken, field conflicts) fail the preview with its message; skipped while no API address is set.
+ * Asks the API during preview (and up): whether it is reachable and takes the credentials, then each create and update with dryRun=All (nothing stored), so its refusals (an address or token to fix, validation, name taken, field conflicts) fail the preview, naming the setting to fix. On by default whenever an API address is set, off by default with deferValidationToPolicies (a pull-request check that lists every violation without credentials); "false" keeps previews fully offline.
  */
-export declare const serverDryRun: boolean;
+export declare const serverDryRun: boolean | undefined;
 Object.defineProperty(exports, "serverDryRun", {
     get() {
-        return __config.getObject<boolean>("serverDryRun") ?? false;
+        return __config.getObject<boolean>("serverDryRun");
     },
     enumerable: true,
 });

@@ -104,7 +104,7 @@ describe("readKubeconfig: the context", () => {
   test("names the file and the contexts it has when the context is missing", () => {
     const file = kubeconfig(twoContexts());
     expect(failure(() => readKubeconfig(file, { context: "staging" }))).toBe(
-      `kubeconfig ${file}: no context named "staging" (it has "dev", "prod")`,
+      `kubeconfig ${file}: no context named "staging" (it has "dev", "prod"); choose one with \`context\``,
     );
   });
 
