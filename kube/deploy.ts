@@ -9,6 +9,8 @@ import { customResourceDefinition } from "../sdk/schema/crd";
 import { printerColumns } from "./crds";
 import {
   ADMISSION_IDENTITY,
+  ADMISSION_NAMESPACE,
+  ADMISSION_NAMESPACE_NAME,
   CONTROLLER_IDENTITY,
   identityManifests,
   type Manifest,
@@ -30,7 +32,7 @@ export const DEPLOY_SOURCE = "kube/deploy.ts (with kube/identities.ts and the zo
 
 /** The in-cluster Service kube-apiserver calls the webhook through. */
 const WEBHOOK_SERVICE = {
-  namespace: SECRETS_NAMESPACE,
+  namespace: ADMISSION_NAMESPACE_NAME,
   name: ADMISSION_IDENTITY.name,
   path: "/admit",
   port: 443,
@@ -117,7 +119,7 @@ function controllerDeployment(): Manifest {
  */
 function webhookObjects(): Manifest[] {
   const { name } = ADMISSION_IDENTITY;
-  const namespace = SECRETS_NAMESPACE;
+  const namespace = ADMISSION_NAMESPACE_NAME;
   const deployment: Manifest = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -186,7 +188,7 @@ function webhookObjects(): Manifest[] {
 function deployedWebhookConfiguration(): Manifest {
   const configuration = webhookConfiguration({ service: WEBHOOK_SERVICE });
   configuration.metadata.annotations = {
-    "cert-manager.io/inject-ca-from": `${SECRETS_NAMESPACE}/${WEBHOOK_CERTIFICATE}`,
+    "cert-manager.io/inject-ca-from": `${ADMISSION_NAMESPACE_NAME}/${WEBHOOK_CERTIFICATE}`,
   };
   return configuration;
 }
@@ -201,7 +203,7 @@ const CERT_MANAGER = "cert-manager.io/v1";
  * which changes only when the CA does (every 5 years).
  */
 function certManagerObjects(): Manifest[] {
-  const namespace = SECRETS_NAMESPACE;
+  const namespace = ADMISSION_NAMESPACE_NAME;
   const caName = "exampledev-admission-ca";
   const issuer = (name: string, spec: Record<string, unknown>): Manifest => ({
     apiVersion: CERT_MANAGER,
@@ -248,7 +250,7 @@ function webhookNetworkPolicy(): Manifest {
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
-    metadata: { name: ADMISSION_IDENTITY.name, namespace: SECRETS_NAMESPACE, labels: WEBHOOK_LABELS },
+    metadata: { name: ADMISSION_IDENTITY.name, namespace: ADMISSION_NAMESPACE_NAME, labels: WEBHOOK_LABELS },
     spec: {
       podSelector: { matchLabels: WEBHOOK_LABELS },
       policyTypes: ["Ingress"],
@@ -273,7 +275,13 @@ interface DeployFile {
 }
 
 export const DEPLOY_FILES: readonly DeployFile[] = [
-  { path: "deploy/00-namespace.yaml", comment: [], objects: () => [NAMESPACE] },
+  {
+    path: "deploy/00-namespace.yaml",
+    comment: [
+      `${SECRETS_NAMESPACE}: the controller, its Lease and the Secrets of secret values; ${ADMISSION_NAMESPACE_NAME}: the webhook and its keys.`,
+    ],
+    objects: () => [NAMESPACE, ADMISSION_NAMESPACE],
+  },
   {
     path: "deploy/10-crds.yaml",
     comment: ["The three kinds (the same CRDs as kube/crds/)."],
@@ -307,7 +315,7 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
     path: `${OPTIONAL_DIR}cert-manager.yaml`,
     comment: [
       `For clusters running cert-manager (1.0 or later): \`kubectl apply -f ${OPTIONAL_DIR}cert-manager.yaml\` after deploy/.`,
-      `A CA of the webhook's own (${SECRETS_NAMESPACE}/exampledev-admission-ca) and the serving certificate it signs into the Secret`,
+      `A CA of the webhook's own (${ADMISSION_NAMESPACE_NAME}/exampledev-admission-ca) and the serving certificate it signs into the Secret`,
       `${WEBHOOK_TLS_SECRET}; cert-manager renews it, the webhook serves the renewed one, and cert-manager's CA injector`,
       "keeps the webhook configuration's caBundle (its cert-manager.io/inject-ca-from annotation) set to the CA.",
     ],

@@ -27,6 +27,18 @@ export const NAMESPACE: Manifest = {
   metadata: { name: SECRETS_NAMESPACE },
 };
 
+/**
+ * The webhook's own namespace: its service account, pods, Service, serving certificate (the Secret with its
+ * TLS key) and cert-manager's CA for it. Apart from SECRETS_NAMESPACE, where the Secrets of secret values
+ * are, so that neither identity, which may read Secrets there, can read the TLS or CA keys.
+ */
+export const ADMISSION_NAMESPACE_NAME = "exampledev-admission";
+export const ADMISSION_NAMESPACE: Manifest = {
+  apiVersion: "v1",
+  kind: "Namespace",
+  metadata: { name: ADMISSION_NAMESPACE_NAME },
+};
+
 interface Rule {
   apiGroups: string[];
   resources: string[];
@@ -34,9 +46,13 @@ interface Rule {
   resourceNames?: string[];
 }
 
-/** A service account in SECRETS_NAMESPACE, with cluster-wide rules and rules in that namespace only. */
+/**
+ * A service account in its own `namespace`, with cluster-wide rules and rules in SECRETS_NAMESPACE only
+ * (the Secrets of secret values; the controller's Lease).
+ */
 export interface Identity {
   name: string;
+  namespace: string;
   clusterRules: Rule[];
   namespaceRules: Rule[];
 }
@@ -44,13 +60,14 @@ export interface Identity {
 /** The webhook reads the three kinds and keeps the Secrets that hold their secret values. */
 export const ADMISSION_IDENTITY: Identity = {
   name: "exampledev-admission-webhook",
-  clusterRules: [
-    {
-      apiGroups: [...new Set(KIND_NAMES.map((kind) => KINDS[kind].group))],
-      resources: KIND_NAMES.map((kind) => KINDS[kind].plural),
-      verbs: ["get", "list", "watch"],
-    },
-  ],
+  namespace: ADMISSION_NAMESPACE_NAME,
+  // One rule per kind: a rule's groups and resources combine, and two groups times three plurals would
+  // name kinds that do not exist (proxies.compute.example.dev).
+  clusterRules: KIND_NAMES.map((kind) => ({
+    apiGroups: [KINDS[kind].group],
+    resources: [KINDS[kind].plural],
+    verbs: ["get", "list", "watch"],
+  })),
   namespaceRules: [
     { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "list", "watch", "patch", "delete"] },
   ],
@@ -64,6 +81,7 @@ export const ADMISSION_IDENTITY: Identity = {
  */
 export const CONTROLLER_IDENTITY: Identity = {
   name: "exampledev-controller",
+  namespace: SECRETS_NAMESPACE,
   clusterRules: [
     {
       apiGroups: [SERVICE.group],
@@ -95,13 +113,13 @@ export const CONTROLLER_IDENTITY: Identity = {
 export function identityManifests(identity: Identity): Manifest[] {
   const { name } = identity;
   const namespace = SECRETS_NAMESPACE;
-  const subjects = [{ kind: "ServiceAccount", name, namespace }];
+  const subjects = [{ kind: "ServiceAccount", name, namespace: identity.namespace }];
   const binding = (kind: "ClusterRole" | "Role") => ({
     roleRef: { apiGroup: RBAC, kind, name },
     subjects,
   });
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: identity.namespace } },
     { apiVersion: `${RBAC}/v1`, kind: "ClusterRole", metadata: { name }, rules: identity.clusterRules },
     { apiVersion: `${RBAC}/v1`, kind: "ClusterRoleBinding", metadata: { name }, ...binding("ClusterRole") },
     { apiVersion: `${RBAC}/v1`, kind: "Role", metadata: { name, namespace }, rules: identity.namespaceRules },

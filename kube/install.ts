@@ -1,8 +1,15 @@
-import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../sdk/schema";
+import { KIND_NAMES, KINDS } from "../sdk/schema";
 import { customResourceDefinition } from "../sdk/schema/crd";
 import type { KubeClient } from "./client";
 import { printerColumns } from "./crds";
-import { type Identity, identityManifests, NAMESPACE, pathOf, webhookConfiguration } from "./identities";
+import {
+  ADMISSION_NAMESPACE,
+  type Identity,
+  identityManifests,
+  NAMESPACE,
+  pathOf,
+  webhookConfiguration,
+} from "./identities";
 
 /**
  * What a cluster needs before it serves the three kinds as this project's API: the CRDs, the identities of
@@ -38,14 +45,15 @@ export async function installCrds(admin: KubeClient): Promise<void> {
 }
 
 /**
- * An identity's service account and permissions (kube/identities.ts), in SECRETS_NAMESPACE (made if
+ * An identity's service account and permissions (kube/identities.ts), in its namespace (made if
  * missing); returns a token for it (TokenRequest, as a pod would get).
  */
 export async function installIdentity(admin: KubeClient, identity: Identity): Promise<string> {
-  for (const object of [NAMESPACE, ...identityManifests(identity)]) await admin.apply(pathOf(object), object);
+  for (const object of [NAMESPACE, ADMISSION_NAMESPACE, ...identityManifests(identity)])
+    await admin.apply(pathOf(object), object);
   const request = await admin.ok<{ status: { token: string } }>(
     "POST",
-    `/api/v1/namespaces/${SECRETS_NAMESPACE}/serviceaccounts/${identity.name}/token`,
+    `/api/v1/namespaces/${identity.namespace}/serviceaccounts/${identity.name}/token`,
     {
       apiVersion: "authentication.k8s.io/v1",
       kind: "TokenRequest",

@@ -1,0 +1,82 @@
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type KubeApi, startKubeApi } from "../../kube/api";
+import { ADMISSION_IDENTITY, ADMISSION_NAMESPACE_NAME, CONTROLLER_IDENTITY } from "../../kube/identities";
+import { SECRETS_NAMESPACE } from "../../sdk/schema";
+
+/**
+ * What each identity may do, as kube-apiserver answers `kubectl auth can-i --list`, is exactly the table of
+ * docs/kubernetes.md ("What each identity may do"), in each namespace that matters: where the Secrets of
+ * secret values are (SECRETS_NAMESPACE), where the webhook's TLS and CA keys are (ADMISSION_NAMESPACE_NAME),
+ * and any other. The rules every authenticated user has (self reviews, discovery URLs) are left out.
+ */
+
+const REPO = path.resolve(__dirname, "../..");
+const run = promisify(execFile);
+
+/** `<identity> | <namespace> | <resource> | <resource names> | <verbs>` rows of the docs' table. */
+async function documented(): Promise<string[]> {
+  const page = await readFile(path.join(REPO, "docs/kubernetes.md"), "utf8");
+  const section = page.split("### What each identity may do")[1]?.split("\n\n|")[1];
+  if (section === undefined)
+    throw new Error("docs/kubernetes.md has no table under 'What each identity may do'");
+  return `|${section}`
+    .split("\n")
+    .filter((line) => line.startsWith("|"))
+    .slice(2)
+    .map((line) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim().replace(/`/g, ""))
+        .join(" | "),
+    )
+    .sort();
+}
+
+describe("kubectl auth can-i --list for both identities", () => {
+  let api: KubeApi;
+  beforeAll(async () => {
+    api = await startKubeApi();
+  }, 600_000);
+  afterAll(() => api?.close());
+
+  it("answers exactly the table in docs/kubernetes.md", async () => {
+    const rows: string[] = [];
+    for (const identity of [ADMISSION_IDENTITY, CONTROLLER_IDENTITY]) {
+      const user = `system:serviceaccount:${identity.namespace}:${identity.name}`;
+      for (const namespace of [SECRETS_NAMESPACE, ADMISSION_NAMESPACE_NAME, "default"]) {
+        const { stdout } = await run("kubectl", [
+          `--kubeconfig=${api.kubeconfig}`,
+          ...["auth", "can-i", "--list", `--as=${user}`, "-n", namespace, "--no-headers"],
+        ]);
+        for (const line of stdout.trim().split("\n")) {
+          // Resources, Non-Resource URLs, Resource Names, Verbs: columns of two spaces or more.
+          const [resource = "", urls = "", names = "", verbs = ""] = line.trim().split(/\s{2,}/);
+          // A non-resource URL's row has no resource (its first column is the URL list).
+          if (resource.startsWith("[") || urls !== "[]" || resource.startsWith("selfsubject")) continue;
+          rows.push([identity.name, namespace, resource, names, verbs].join(" | "));
+        }
+      }
+    }
+    // A rule answered in all three namespaces is a cluster-wide one (the three kinds are cluster-scoped).
+    const collapsed = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const [name, namespace, ...rest] = row.split(" | ");
+      const key = [name, ...rest].join(" | ");
+      collapsed.set(key, (collapsed.get(key) ?? new Set()).add(namespace as string));
+    }
+    rows.length = 0;
+    for (const [key, namespaces] of collapsed) {
+      const [name, ...rest] = key.split(" | ");
+      const where = namespaces.size === 3 ? "cluster-wide" : [...namespaces].sort().join(", ");
+      rows.push([name, where, ...rest].join(" | "));
+    }
+    rows.sort();
+    console.log(rows.join("\n"));
+    expect(rows).toEqual(await documented());
+  });
+});
