@@ -85,7 +85,7 @@ interface Family {
 
 const FAMILIES: Family[] = [
   { family: "dynamic", fixture: "names", backends: BACKENDS },
-  { family: "native", fixture: "names-native", backends: ["local"] },
+  { family: "native", fixture: "names-native", backends: BACKENDS },
 ];
 
 describe.each(

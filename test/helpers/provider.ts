@@ -1,6 +1,7 @@
 // Calling the dynamic provider method by method, as the Pulumi engine does, against real servers: inputs
 // shaped like the SDK's resource classes send them, and a loopback HTTP proxy that can stand between the
 // provider and the API to answer, delay or disturb chosen requests.
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket } from "node:net";
@@ -78,8 +79,12 @@ export function declared(
     spec,
     ...(options.adopt !== undefined && { adopt: options.adopt }),
     ...(options.await !== undefined && { await: options.await }),
-    // Sent only for an object the program does not name (api-resource.ts).
-    ...(typeof options.metadata?.name !== "string" && { logicalName }),
+    // Sent only for an object the program does not name (api-resource.ts), with its URN as the seed of its
+    // generated names: each call is a resource of its own stack, so same-named ones get names of their own.
+    ...(typeof options.metadata?.name !== "string" && {
+      logicalName,
+      nameSeed: `urn:pulumi:${randomUUID()}::provider-tests::exampledev::${logicalName}`,
+    }),
     __provider: SERIALIZED_PROVIDER,
   } as ObjectInputs;
 }

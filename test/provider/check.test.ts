@@ -138,18 +138,22 @@ describe("check", () => {
 
     it("creates an unnamed object's replacement first, under the next name its check gives", async () => {
       const spec = revisionWithCredentials(REPO);
-      const first = await checked("ServiceRevision", declared("pinned", spec));
+      const resource = (revision: typeof spec) => ({
+        ...declared("pinned", revision),
+        nameSeed: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/exampledev:ServiceRevision::pinned",
+      });
+      const first = await checked("ServiceRevision", resource(spec));
       const state = { ...first, status: {} } as Parameters<ReturnType<typeof providerOf>["diff"]>[1];
       const changedSpec = { ...spec, runtime: { ...spec.runtime, timeout: "45s" } };
-      const changed = await checked("ServiceRevision", declared("pinned", changedSpec), first);
+      const changed = await checked("ServiceRevision", resource(changedSpec), first);
       expect(changed.metadata.name).toBe(first.metadata.name);
       const diff = await providerOf("ServiceRevision").diff(first.metadata.name, state, changed);
       expect(diff).toMatchObject({ changes: true, replaces: ["spec"], deleteBeforeReplace: false });
       // The engine checks the replacement again without olds: the old object still holds its name.
-      const replacement = await checked("ServiceRevision", declared("pinned", changedSpec));
+      const replacement = await checked("ServiceRevision", resource(changedSpec));
       expect(replacement.metadata.name).toMatch(/^pinned-[0-9a-f]{5}$/);
       expect(replacement.metadata.name).not.toBe(first.metadata.name);
-      expect((await checked("ServiceRevision", declared("pinned", changedSpec))).metadata.name).toBe(
+      expect((await checked("ServiceRevision", resource(changedSpec))).metadata.name).toBe(
         replacement.metadata.name,
       );
     });

@@ -142,7 +142,9 @@ describe("the object this resource manages, and no other", () => {
 
   it("a delete-before-replace whose new spec the API would refuse fails in diff, naming the field", async () => {
     await direct();
-    const { outs: state } = await created("ServiceRevision", declared("rev", revision("30s")));
+    // Named: an unnamed object's replacement takes the next generated name and is created first, deleting nothing.
+    const named = { metadata: { name: "doomed-rev" } };
+    const { outs: state } = await created("ServiceRevision", declared("rev", revision("30s"), named));
     // With deferValidationToPolicies, check leaves the spec error to the pack: diff is the last stop.
     const news = { ...state, spec: revision("later") };
     const error = await rejection(providerOf("ServiceRevision").diff(state.metadata.name, state, news));
