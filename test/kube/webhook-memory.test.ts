@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Agent, request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REVIEW_BODY_LIMIT, REVIEW_CONCURRENCY } from "../../kube/admission/server";
+import { makePki, signClientCert, signServingCert, WEBHOOK_CLIENT_USER } from "../../kube/pki";
+
+/**
+ * `exampledev-admission-webhook` as a process, sent 8 reviews of the largest size at once by kube-apiserver's
+ * certificate: two are admitted at a time and the others answered 429 before their bodies are kept, so the
+ * process grows by a bounded amount, well within the pods' 512Mi (`bench/webhook-memory.ts` prints the
+ * figures of a compiled build; here ts-node's compiler sits in the process too, so only the growth is
+ * compared). No time is asserted.
+ */
+
+const REPO = path.resolve(__dirname, "../..");
+const POD_LIMIT_MB = 512;
+/** The compiled webhook's RSS when idle, measured with bench/webhook-memory.ts. */
+const COMPILED_IDLE_MB = 100;
+
+const rssMb = (pid: number, field: "VmRSS" | "VmHWM") => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((text) => text.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+};
+
+function review(uid: string): string {
+  const seed = (bytes: number) => "x".repeat(bytes);
+  const room = REVIEW_BODY_LIMIT - 64 * 1024;
+  const proxy = (value: string) => ({
+    apiVersion: "core.example.dev/v1alpha2",
+    kind: "Proxy",
+    metadata: { name: "big", uid: "u", resourceVersion: "1" },
+    spec: { telemetry: { accessLogs: { json: { seed: value } } } },
+  });
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
+      operation: "UPDATE",
+      dryRun: true,
+      object: proxy(seed(Math.floor((room * 2) / 3))),
+      oldObject: proxy(seed(Math.floor(room / 3))),
+    },
+  });
+}
+
+describe("the webhook's memory under the largest reviews", () => {
+  let dir: string;
+  let child: ChildProcess;
+  let url: string;
+  let connect: { ca: string; cert: string; key: string };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "webhook-memory-"));
+    const pki = await makePki(dir);
+    const serving = await signServingCert(dir, "exampledev-admission");
+    const client = await signClientCert(dir, WEBHOOK_CLIENT_USER);
+    connect = {
+      ca: pki.caCert,
+      cert: await readFile(client.certFile, "utf8"),
+      key: await readFile(client.keyFile, "utf8"),
+    };
+    const kubeconfig = path.join(dir, "nowhere.kubeconfig");
+    // Reviews without secret fields call no cluster: the kubeconfig points nowhere.
+    await writeFile(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
+        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
+    );
+    child = spawn(
+      process.execPath,
+      [
+        ...["-r", "ts-node/register", "kube/admission/main.ts", "--port", "0", "--bind-address", "127.0.0.1"],
+        ...["--tls-cert", serving.certFile, "--tls-key", serving.keyFile, "--kubeconfig", kubeconfig],
+        ...["--client-ca", pki.caFile, "--cert-reload-interval", "0"],
+      ],
+      {
+        cwd: REPO,
+        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on("data", (chunk) => {
+        output += chunk;
+        const served = /"url":"(https:\/\/[^"]+)"/.exec(output);
+        if (served?.[1]) resolve(served[1]);
+      });
+      child.once("exit", () => reject(new Error(`the webhook exited:\n${output}`)));
+    });
+  }, 120_000);
+  afterAll(async () => {
+    child?.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("admits two of 8 at once and grows far less than the pod limit", async () => {
+    const pid = child.pid as number;
+    // A first review compiles and warms what a review runs, so the growth below is the reviews' own.
+    const warm = new Agent({ connect });
+    const first = await request(`${url}/admit`, {
+      method: "POST",
+      dispatcher: warm,
+      headers: { "content-type": "application/json" },
+      body: review("warm"),
+    });
+    expect(first.statusCode).toBe(200);
+    await first.body.text();
+    await warm.close();
+    const before = rssMb(pid, "VmRSS");
+    const agents = Array.from({ length: 8 }, () => new Agent({ connect }));
+    const statuses = await Promise.all(
+      agents.map(async (dispatcher, i) => {
+        const answer = await request(`${url}/admit`, {
+          method: "POST",
+          dispatcher,
+          headers: { "content-type": "application/json" },
+          body: review(`r${i}`),
+        });
+        await answer.body.text();
+        return answer.statusCode;
+      }),
+    );
+    const peak = rssMb(pid, "VmHWM");
+    for (const agent of agents) await agent.close();
+    console.log(
+      `webhook (ts-node) under 8 reviews of ${(REVIEW_BODY_LIMIT / 1024 / 1024).toFixed(0)} MiB at once: ` +
+        `${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB; answers ${statuses.sort().join(" ")}`,
+    );
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(REVIEW_CONCURRENCY);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    // The growth, on top of the compiled webhook's idle size, stays under the pod's limit with room to spare.
+    expect(COMPILED_IDLE_MB + (peak - before)).toBeLessThan(POD_LIMIT_MB / 2);
+  }, 120_000);
+});
