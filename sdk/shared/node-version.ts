@@ -29,12 +29,12 @@ export function nodeVersionMessage(found: string, execPath: string): string {
 
 if (!nodeSatisfies(process.versions.node)) {
   const message = nodeVersionMessage(process.versions.node, process.execPath);
-  // A command of this package (its bins, the server, the plugin: the process's main module is ours) prints
-  // the line and exits; anything else that loads the package (a Pulumi program, the dynamic-provider host,
-  // a test runner) gets it thrown.
-  const main = require.main?.filename ?? "";
+  // A command of this package (its bins, the server, the plugin: the process's main module is ours), or an
+  // ES module script or `node -e` (no CommonJS main module), prints the line and exits; a CommonJS host that
+  // loads the package (Pulumi's program runner, the dynamic-provider host, a test runner) gets it thrown.
+  const main = require.main?.filename;
   const ours = __dirname.slice(0, __dirname.length - "sdk/shared".length);
-  if (main !== "" && main.startsWith(ours) && !main.includes("node_modules", ours.length)) {
+  if (main === undefined || (main.startsWith(ours) && !main.includes("node_modules", ours.length))) {
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }

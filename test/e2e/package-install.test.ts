@@ -396,13 +396,19 @@ describe("the package from npm pack in a new project", () => {
     expect(output).not.toMatch(/^\s+at /m); // no stack trace
 
     // Each subpath a program or the dynamic-provider host loads, and each bin, the same way.
+    const expected = `@exampledev/pulumi ${needed} (its dependencies do); ${line}: put a newer node first on PATH.`;
     for (const entry of ["", "/schema", "/client", "/provider", "/native", "/server"]) {
-      const run = spawnSync(node, ["-e", `require("@exampledev/pulumi${entry}")`], {
-        cwd: program.dir,
-        encoding: "utf8",
-      });
-      expect(run.status).toBe(1);
-      expect(run.stderr).toContain(needed);
+      for (const args of [
+        ["-e", `require("@exampledev/pulumi${entry}")`],
+        ["--input-type=module", "-e", `import "@exampledev/pulumi${entry}"`],
+      ]) {
+        const run = spawnSync(node, args, { cwd: program.dir, encoding: "utf8" });
+        expect({ args, status: run.status, stderr: run.stderr.trim() }).toEqual({
+          args,
+          status: 1,
+          stderr: expected,
+        });
+      }
     }
     for (const bin of Object.keys(ROOT_MANIFEST.bin)) {
       const run = spawnSync(bin, ["--help"], {
@@ -413,7 +419,7 @@ describe("the package from npm pack in a new project", () => {
       expect({ bin, status: run.status, stderr: run.stderr.trim(), stdout: run.stdout }).toEqual({
         bin,
         status: 1,
-        stderr: `@exampledev/pulumi ${needed} (its dependencies do); ${line}: put a newer node first on PATH.`,
+        stderr: expected,
         stdout: "",
       });
     }
