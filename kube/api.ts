@@ -36,10 +36,13 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const kube = await startKube({ ...options, beforeControllers: installKinds });
   const admin = kubeClient(kube.url, kube.token, kube.caCert, INSTALL_FIELD_MANAGER);
   let admission: AdmissionServer | undefined;
+  // Clients before the servers they call: kube-apiserver calls the webhook, and keeps its connections to it
+  // open (the webhook's server waits for them when it closes: 30 s and more after many writes), so the webhook
+  // closes last, once kube-apiserver has exited and its connections with it.
   const close = async () => {
-    await admission?.close();
     await admin.close();
     await kube.close();
+    await admission?.close();
   };
   try {
     const token = await installIdentity(admin, ADMISSION_IDENTITY);
