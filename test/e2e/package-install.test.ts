@@ -223,13 +223,17 @@ describe("the package from npm pack in a new project", () => {
     expect(health.status).toBe(200);
   });
 
-  it("runs up and destroy through the CLI, the program compiled by its own TypeScript", async () => {
+  it("runs preview with the package's policy pack, up and destroy through the CLI, the program compiled by its own TypeScript", async () => {
     if (!server) throw new Error("the server did not start");
     await t.stack.setAllConfig({
       "exampledev:baseUrl": { value: server.url },
       repo: { value: registry.repo("team/packed") },
       digest: { value: digest },
     });
+    // The policy pack from the installed package, as the docs' CI job runs it.
+    const policyPack = path.join(PACKAGE_DIR(program.dir), "policies");
+    const checked = await t.stack.preview({ policyPacks: [policyPack] });
+    expect(checked.changeSummary).toEqual({ create: 3 });
     const up = await t.stack.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.summary.resourceChanges).toMatchObject({ create: 3 });
