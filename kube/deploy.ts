@@ -12,6 +12,7 @@ import {
   ADMISSION_NAMESPACE,
   ADMISSION_NAMESPACE_NAME,
   CONTROLLER_IDENTITY,
+  controllerProxyPolicy,
   identityManifests,
   type Manifest,
   NAMESPACE,
@@ -309,7 +310,11 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
       `one leader through the Lease ${SECRETS_NAMESPACE}/${DEFAULT_LEASE_NAME}, probed on /healthz and /readyz (port ${DEFAULT_HEALTH.port}; a standby`,
       "is ready). Set the image to one holding this package.",
     ],
-    objects: () => [...identityManifests(CONTROLLER_IDENTITY), controllerDeployment()],
+    objects: () => [
+      ...identityManifests(CONTROLLER_IDENTITY),
+      ...controllerProxyPolicy(),
+      controllerDeployment(),
+    ],
   },
   {
     path: `${OPTIONAL_DIR}cert-manager.yaml`,

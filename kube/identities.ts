@@ -109,6 +109,62 @@ export const CONTROLLER_IDENTITY: Identity = {
   ],
 };
 
+/**
+ * RBAC cannot name fields: `patch proxies` would let the controller change anything of a Proxy. This
+ * ValidatingAdmissionPolicy (CEL in kube-apiserver, after the mutating webhook) lets the controller's updates
+ * and patches of a Proxy change its finalizers only, which is all the drain does (its spec, labels,
+ * annotations and owner references stay as stored).
+ */
+export function controllerProxyPolicy(): Manifest[] {
+  const name = `${CONTROLLER_IDENTITY.name}-proxy-finalizers-only`;
+  const user = `system:serviceaccount:${CONTROLLER_IDENTITY.namespace}:${CONTROLLER_IDENTITY.name}`;
+  const same = (field: string) =>
+    `object.metadata.?${field}.orValue([]) == oldObject.metadata.?${field}.orValue([])`;
+  const sameMap = (field: string) =>
+    `object.metadata.?${field}.orValue({}) == oldObject.metadata.?${field}.orValue({})`;
+  return [
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [PROXY.group],
+              apiVersions: ["*"],
+              operations: ["UPDATE"],
+              resources: [PROXY.plural],
+            },
+          ],
+        },
+        matchConditions: [{ name: "the-controller", expression: `request.userInfo.username == '${user}'` }],
+        validations: [
+          {
+            expression: "object.spec == oldObject.spec",
+            message: "the controller may change a Proxy's finalizers only, not its spec",
+          },
+          {
+            expression: `${sameMap("labels")} && ${sameMap("annotations")}`,
+            message: "the controller may change a Proxy's finalizers only, not its labels or annotations",
+          },
+          {
+            expression: same("ownerReferences"),
+            message: "the controller may change a Proxy's finalizers only, not its owner references",
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name },
+      spec: { policyName: name, validationActions: ["Deny"] },
+    },
+  ];
+}
+
 /** The service account, its ClusterRole and Role, and their bindings. */
 export function identityManifests(identity: Identity): Manifest[] {
   const { name } = identity;
@@ -189,4 +245,6 @@ const PLURALS: Readonly<Record<string, string>> = {
   Role: "roles",
   RoleBinding: "rolebindings",
   MutatingWebhookConfiguration: "mutatingwebhookconfigurations",
+  ValidatingAdmissionPolicy: "validatingadmissionpolicies",
+  ValidatingAdmissionPolicyBinding: "validatingadmissionpolicybindings",
 };

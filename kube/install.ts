@@ -4,6 +4,8 @@ import type { KubeClient } from "./client";
 import { printerColumns } from "./crds";
 import {
   ADMISSION_NAMESPACE,
+  CONTROLLER_IDENTITY,
+  controllerProxyPolicy,
   type Identity,
   identityManifests,
   NAMESPACE,
@@ -49,7 +51,8 @@ export async function installCrds(admin: KubeClient): Promise<void> {
  * missing); returns a token for it (TokenRequest, as a pod would get).
  */
 export async function installIdentity(admin: KubeClient, identity: Identity): Promise<string> {
-  for (const object of [NAMESPACE, ADMISSION_NAMESPACE, ...identityManifests(identity)])
+  const policies = identity === CONTROLLER_IDENTITY ? controllerProxyPolicy() : [];
+  for (const object of [NAMESPACE, ADMISSION_NAMESPACE, ...identityManifests(identity), ...policies])
     await admin.apply(pathOf(object), object);
   const request = await admin.ok<{ status: { token: string } }>(
     "POST",

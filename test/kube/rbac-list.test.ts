@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { ADMISSION_IDENTITY, ADMISSION_NAMESPACE_NAME, CONTROLLER_IDENTITY } from "../../kube/identities";
@@ -78,5 +79,46 @@ describe("kubectl auth can-i --list for both identities", () => {
     rows.sort();
     console.log(rows.join("\n"));
     expect(rows).toEqual(await documented());
+  });
+
+  it("lets the controller change a Proxy's finalizers and nothing else (its ValidatingAdmissionPolicy)", async () => {
+    const kubectl = (...args: string[]) =>
+      run("kubectl", [`--kubeconfig=${api.kubeconfig}`, ...args]).then(
+        ({ stdout }) => ({ ok: true, output: stdout }),
+        (error: { stderr?: string }) => ({ ok: false, output: error.stderr ?? "" }),
+      );
+    const controller = `system:serviceaccount:${CONTROLLER_IDENTITY.namespace}:${CONTROLLER_IDENTITY.name}`;
+    const manifest = JSON.stringify({
+      apiVersion: "core.example.dev/v1alpha2",
+      kind: "Proxy",
+      metadata: { name: "guarded" },
+      spec: {},
+    });
+    const manifestFile = path.join(api.dir, "guarded.json");
+    await writeFile(manifestFile, manifest);
+    expect((await kubectl("create", "-f", manifestFile)).ok).toBe(true);
+    // A merge patch as the controller sends it (no GET first, which it may not do), impersonated by the admin.
+    const patch = async (body: unknown, as?: string) => {
+      const answer = await request(`${api.url}/apis/core.example.dev/v1alpha2/proxies/guarded`, {
+        method: "PATCH",
+        dispatcher: api.dispatcher,
+        headers: {
+          authorization: `Bearer ${api.token}`,
+          "content-type": "application/merge-patch+json",
+          ...(as !== undefined && { "impersonate-user": as }),
+        },
+        body: JSON.stringify(body),
+      });
+      const output = await answer.body.text();
+      return { ok: answer.statusCode === 200, output };
+    };
+
+    const spec = await patch({ spec: { shutdown: { drainTimeout: "5s" } } }, controller);
+    expect(spec).toMatchObject({ ok: false, output: expect.stringContaining("finalizers only") });
+    const labels = await patch({ metadata: { labels: { taken: "yes" } } }, controller);
+    expect(labels).toMatchObject({ ok: false, output: expect.stringContaining("finalizers only") });
+    expect((await patch({ metadata: { finalizers: ["example.dev/kept"] } }, controller)).ok).toBe(true);
+    // Anyone else is not bound by it.
+    expect((await patch({ metadata: { labels: { taken: "yes" }, finalizers: null } })).ok).toBe(true);
   });
 });
