@@ -73,6 +73,10 @@ export async function admitReview(
   if (Object.keys(values).length === 0) secretName = undefined;
   else if (secretName === undefined || !sameValues(values, previousValues)) {
     // A dry run writes nothing: its answer shows placeholders and no Secret.
+    if (!request.dryRun) {
+      const refused = secrets.mintRefusal(values);
+      if (refused !== undefined) return deny(request.uid, refused);
+    }
     secretName = request.dryRun ? undefined : await secrets.mint(kind, prefixOf(request), values);
   }
   const patch: JsonPatch = [{ op: "replace", path: "/spec", value: spec }];

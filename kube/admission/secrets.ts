@@ -1,3 +1,5 @@
+import type { Status } from "../../sdk/errors";
+import { failureStatus } from "../../sdk/errors/reasons";
 import {
   KIND_NAMES,
   KINDS,
@@ -50,9 +52,61 @@ export interface SweepResult {
   deleted: number;
 }
 
+/**
+ * What minting may cost: a Secret holds at most 1 MiB (kube-apiserver's own limit of a Secret's data), and
+ * Secrets are minted at most `perSecond` a second on average, `burst` at once (a token bucket): each mint is
+ * a write to etcd that stays there until the sweep (a minute at least), so a flood of writes with secret
+ * values, even authenticated ones, grows etcd at a bounded rate. Past it a review is refused with 429
+ * (kube-apiserver gives its client the 429, which client-go and this project's client retry).
+ */
+export interface MintLimits {
+  maxSecretBytes: number;
+  perSecond: number;
+  burst: number;
+}
+
+export const DEFAULT_MINT_LIMITS: MintLimits = { maxSecretBytes: 1024 * 1024, perSecond: 20, burst: 100 };
+
 /** The Secrets side of the webhook, as the admission service account. */
 export class SecretKeeper {
-  constructor(private readonly client: KubeClient) {}
+  private tokens: number;
+  private refilledAt: number;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly limits: MintLimits = DEFAULT_MINT_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = limits.burst;
+    this.refilledAt = now();
+  }
+
+  /** Why minting a Secret of `values` now is refused (too large, too many minted lately), or undefined. */
+  mintRefusal(values: SecretValues): Status | undefined {
+    const bytes = Object.entries(values).reduce(
+      (sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value),
+      0,
+    );
+    if (bytes > this.limits.maxSecretBytes)
+      return failureStatus(
+        "RequestEntityTooLarge",
+        `the object's secret values take ${bytes} bytes; a Secret holds at most ${this.limits.maxSecretBytes}`,
+      );
+    const now = this.now();
+    this.tokens = Math.min(
+      this.limits.burst,
+      this.tokens + ((now - this.refilledAt) / 1000) * this.limits.perSecond,
+    );
+    this.refilledAt = now;
+    if (this.tokens < 1)
+      return failureStatus(
+        "TooManyRequests",
+        `the exampledev admission webhook mints at most ${this.limits.perSecond} Secrets a second; retry shortly`,
+        { retryAfterSeconds: 1 },
+      );
+    this.tokens -= 1;
+    return undefined;
+  }
 
   /** A new immutable Secret holding `values`; its name. */
   async mint(kind: KindName, prefix: string, values: SecretValues): Promise<string> {
