@@ -2,7 +2,11 @@
 # Installs what the project needs beyond `npm ci`, idempotently and with progress: checks that npm installed the
 # pinned Node, installs Debian's OCI registry for the tests and the demo, builds the pinned Pulumi CLI, and
 # makes a real Kubernetes API server available (kube-apiserver built from Go modules, Debian's etcd).
+# `--without-kube` leaves kube-apiserver out, for commands that never start it (the demo, the plugin install):
+# its cold build is most of a fresh machine's set-up.
 set -euo pipefail
+with_kube=true
+[[ "${1:-}" == "--without-kube" ]] && with_kube=false
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 node_bin="$repo/node_modules/.bin/node"
@@ -17,4 +21,8 @@ echo "[setup] Node $("$node_bin" --version) from node_modules (pinned)" >&2
 bash "$repo/scripts/setup-registry.sh"
 bash "$repo/scripts/toolchain/build.sh"
 echo "[setup] Pulumi CLI $("$(bash "$repo/scripts/toolchain/build.sh" --print-bin-dir)/pulumi" version) ready" >&2
-bash "$repo/scripts/toolchain/kube.sh"
+if $with_kube; then
+  bash "$repo/scripts/toolchain/kube.sh"
+else
+  echo "[setup] kube-apiserver not needed by this command: skipped" >&2
+fi
