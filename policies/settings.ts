@@ -35,6 +35,10 @@ export const LABEL_VALUE: PolicyConfigJSONSchema = { type: "string", ...LABEL_VA
 export class SettingError extends Error {
   constructor(policy: string, setting: string, problem: string) {
     super(`policy config "${policy}": setting "${setting}" ${problem}`);
+    this.name = "SettingError";
+    // @pulumi/policy prints an error's `stack`: for a mistake in the user's config, the message is all that
+    // helps (a trace into this file, which the package does not ship, only hides it).
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 

@@ -48,6 +48,9 @@ describe("organisation policies", () => {
     await expect(run).rejects.toThrow(
       'policy config "compatibility-date-max-age": setting "maxAgeDay" is not a setting of this policy (its settings are maxAgeDays): fix its spelling',
     );
+    // @pulumi/policy prints the error's stack: the one line, no trace into the pack's files.
+    const error = await run.catch((caught: Error) => caught);
+    expect((error as Error).stack).toBe(`SettingError: ${(error as Error).message}`);
   });
 });
 
