@@ -1,14 +1,16 @@
 import type { Policies } from "@pulumi/policy";
+import { withExemptions } from "./exemptions";
 import { ORGANISATION_POLICIES } from "./organisation";
 import { RULE_POLICIES } from "./rule-policies";
 import { STACK_POLICIES } from "./stack-policies";
 
 /**
  * Every policy of the pack: one per rule of the shared schema, the checks that span resources, then the
- * organisation policies (disabled until a policy config turns them on).
+ * organisation policies (disabled until a policy config turns them on). Each honours the exemptions of its
+ * policy config (policies/exemptions.ts).
  */
 export const POLICIES: Policies = [
   ...RULE_POLICIES,
   ...STACK_POLICIES,
   ...ORGANISATION_POLICIES.map(({ policy }) => policy),
-];
+].map((policy) => withExemptions(policy));

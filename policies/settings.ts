@@ -31,6 +31,9 @@ export function labelMap(values: PolicyConfigJSONSchema, description: string): P
 
 export const LABEL_VALUE: PolicyConfigJSONSchema = { type: "string", ...LABEL_VALUE_SCHEMA };
 
+/** The settings every policy takes for its exemptions (policies/exemptions.ts reads them, not `readSettings`). */
+export const EXEMPTION_SETTINGS = ["exemptions", "exemptionMaxDays"] as const;
+
 /** A setting the policy config got wrong in a way its JSON schema cannot express. */
 export class SettingError extends Error {
   constructor(policy: string, setting: string, problem: string) {
@@ -50,7 +53,7 @@ export class SettingError extends Error {
 export function readSettings<T>(policy: string, schema: PolicyConfigSchema, config: object): T {
   const known = Object.keys(schema.properties);
   for (const key of Object.keys(config)) {
-    if (!known.includes(key)) {
+    if (!known.includes(key) && !(EXEMPTION_SETTINGS as readonly string[]).includes(key)) {
       const settings = known.length === 0 ? "it takes none" : `its settings are ${known.join(", ")}`;
       throw new SettingError(policy, key, `is not a setting of this policy (${settings}): fix its spelling`);
     }
