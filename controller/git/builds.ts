@@ -96,6 +96,18 @@ function isBuildStatus(value: unknown): value is BuildStatus {
   return typeof value === "object" && value !== null && typeof (value as BuildStatus).phase === "string";
 }
 
+/** The host a git URL names (`host:port`, lower case); `local` for paths and file:// URLs. */
+export function gitHost(url: string): string {
+  const scp = /^[^/:@]+@([^/:]+):/.exec(url);
+  if (scp?.[1]) return scp[1].toLowerCase();
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "file:" || parsed.host === "" ? "local" : parsed.host.toLowerCase();
+  } catch {
+    return "local";
+  }
+}
+
 const short = (commit: string | undefined) => (commit ? commit.slice(0, 12) : "");
 
 /** The Accepted reason of a fetch that failed over its credentials; undefined for other failures. */
@@ -123,14 +135,13 @@ export interface GitBuildsOptions extends BuildSettings {
 
 export class GitBuilds {
   private readonly builds = new Map<string, Builds>();
-  private readonly slots: Slots;
+  /** Per git host (`local` for paths and file:// URLs): a host that hangs fills its own slots only. */
+  private readonly slots = new Map<string, Slots>();
   private readonly pushes = new KeyedLock();
   /** Builds under way, for `settled`. */
   private readonly runs = new Set<Promise<void>>();
 
-  constructor(private readonly options: GitBuildsOptions) {
-    this.slots = new Slots(options.concurrency);
-  }
+  constructor(private readonly options: GitBuildsOptions) {}
 
   /** Synchronous: reads what is known, queues a build when one is due, and says what to mint. */
   evaluate(service: KubeObject, git: GitSource): GitState {
@@ -158,6 +169,17 @@ export class GitBuilds {
       ...(state.last && { lastBuild: { ...state.last } }),
       ...(state.skipped && { skipped: state.skipped }),
     };
+  }
+
+  /** The build slots of the git host `url` names. */
+  private slotsOf(url: string): Slots {
+    const host = gitHost(url);
+    let slots = this.slots.get(host);
+    if (!slots) {
+      slots = new Slots(this.options.concurrency);
+      this.slots.set(host, slots);
+    }
+    return slots;
   }
 
   /** Resolves once every build under way has ended (after the controller's signal aborted them). */
@@ -275,7 +297,7 @@ export class GitBuilds {
       // Told its place at once (the Pending status `evaluate` returns has it), then as the queue moves:
       // each change queues the Service, so the sync writes the new number, and only then.
       let queued = false;
-      const acquired = this.slots.acquire(stopped, (ahead) => {
+      const acquired = this.slotsOf(request.url).acquire(stopped, (ahead) => {
         if (running.status.phase !== BUILD_PHASES.Pending || running.status.ahead === ahead) return;
         running.status = { ...running.status, ahead };
         if (queued) this.options.requeue(name);

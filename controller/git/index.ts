@@ -33,7 +33,7 @@ export interface GitOptions {
   buildTimeoutMs?: number;
   /** `--git-max-clone-size`: bound of one mirror and of one packaged directory. Default 1 GiB. */
   maxCloneBytes?: number;
-  /** Builds running at once. Default 2. */
+  /** Builds running at once per git host (a host that hangs holds up only its own). Default 2. */
   concurrency?: number;
   /** Where mirrors and checkouts live; default a temp dir removed on close (memory storage). */
   dir?: string;
@@ -69,7 +69,8 @@ export class GitSources {
   private readonly allow: GitAllowList;
   private readonly credentials: CredentialsSource;
   private readonly poller: NodeJS.Timeout | undefined;
-  private polling = false;
+  /** The mirrors a poll's fetch is still under way for: the next poll leaves them be, and fetches the rest. */
+  private readonly polling = new Set<string>();
 
   constructor(
     options: GitOptions,
@@ -113,7 +114,7 @@ export class GitSources {
     });
     const interval = options.pollIntervalMs ?? GIT_DEFAULTS.pollIntervalMs;
     if (interval > 0) {
-      this.poller = setInterval(() => void this.poll(), interval);
+      this.poller = setInterval(() => this.poll(), interval);
       this.poller.unref();
     }
   }
@@ -178,14 +179,16 @@ export class GitSources {
     if (this.temporary) rmSync(this.root, { recursive: true, force: true });
   }
 
-  /** One poll: every repository a git Service names, fetched once. */
-  private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
-    try {
-      await Promise.all(this.sourcesOf(this.servicesOf()).map((source) => this.refresh(source)));
-    } finally {
-      this.polling = false;
+  /**
+   * One poll: every repository a git Service names, fetched once; one whose last poll's fetch still runs (a
+   * host that hangs, until the fetch's timeout) is left to it, and holds up no other repository's poll.
+   */
+  private poll(): void {
+    for (const source of this.sourcesOf(this.servicesOf())) {
+      const key = mirrorKey(source);
+      if (this.polling.has(key)) continue;
+      this.polling.add(key);
+      void this.refresh(source).finally(() => this.polling.delete(key));
     }
   }
 

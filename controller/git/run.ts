@@ -46,7 +46,23 @@ export function spawnGit(args: readonly string[], options: GitOptions = {}): Chi
   return spawn("git", [...SAFE_CONFIG, ...prefix, ...args], {
     env: { ...GIT_ENV, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group, so a kill reaches the helpers it starts too (git-remote-http holds the pipes
+    // of a fetch from a host that never answers: killing git alone left the fetch, and a stop, waiting).
+    detached: true,
   });
+}
+
+/** Kills the process and its process group (git's helpers), or the process alone when it leads none. */
+export function killTree(child: ChildProcess): void {
+  if (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+      return;
+    } catch {
+      // Not a group leader (not started by spawnGit), or gone already.
+    }
+  }
+  child.kill("SIGKILL");
 }
 
 /** Resolves when the process exits with code 0; rejects with its stderr's tail otherwise. */
@@ -56,7 +72,7 @@ export function completion(child: ChildProcess, what: string, signal?: AbortSign
     stderr = (stderr + chunk).slice(-STDERR_TAIL);
   });
   return new Promise((resolve, reject) => {
-    const abort = () => child.kill("SIGKILL");
+    const abort = () => killTree(child);
     signal?.addEventListener("abort", abort, { once: true });
     child.once("error", (error) => reject(new BuildFailure(`${what}: ${error.message}`)));
     child.once("close", (code, killedBy) => {
@@ -76,7 +92,7 @@ export async function git(args: readonly string[], what: string, options: GitOpt
   let size = 0;
   child.stdout?.on("data", (chunk: Buffer) => {
     size += chunk.length;
-    if (size > MAX_OUTPUT_BYTES) child.kill("SIGKILL");
+    if (size > MAX_OUTPUT_BYTES) killTree(child);
     else chunks.push(chunk);
   });
   await completion(child, what, options.signal);
