@@ -5,6 +5,7 @@ import { currentBundle, isWritten, mintDecision, previewRevisions } from "../sdk
 import { isUnknown } from "../sdk/schema/sentinel";
 import { isRecord } from "../sdk/shared/records";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
+import { isLookup } from "./lookups";
 import { ObjectProvider } from "./object-provider";
 import type { ProviderSettings } from "./provider-settings";
 import type { ObjectInputs, ObjectOutputs } from "./state";
@@ -113,6 +114,7 @@ export class DynamicProvider extends ObjectProvider {
     const result = await super.read(id, state);
     if (!result.id || result.props === undefined) return result;
     const props = this.withRevisions(result.props) as ObjectOutputs;
+    if (isLookup(state)) return { ...result, props }; // a `get`: no inputs of the program's to refresh
     // Out-of-band changes become the inputs, so the next diff shows them as changes `up` undoes; with none,
     // the inputs stay as they are (a refresh without drift changes nothing).
     const refreshed = inputsOf(props);

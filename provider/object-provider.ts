@@ -17,6 +17,7 @@ import { waitFor } from "./await/wait";
 import { KindWatch } from "./await/watch-source";
 import { fingerprint } from "./fingerprint";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
+import { isLookup, lookedUp, missingObject } from "./lookups";
 import { chooseName, type NamingContext } from "./naming";
 import { partialFailure } from "./partial-failure";
 import { NO_CONFIG, type ProviderSettings, providerSettings } from "./provider-settings";
@@ -224,6 +225,12 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
   }
 
   async read(id: string, state: ObjectOutputs): Promise<pulumi.dynamic.ReadResult> {
+    if (isLookup(state)) {
+      // A resource's static `get` (lookups.ts): the object under the name, whoever manages it.
+      const found = await find(this.accessor(), id);
+      if (found === undefined) throw missingObject(this.kind, id, this.settings.apiAddress());
+      return { id, props: { ...lookedUp(found), ...(state.__provider && { __provider: state.__provider }) } };
+    }
     const object = await this.managedObject(id, state);
     if (object === undefined) return { id: "", props: {} };
     const { serverSideApply } = this.settings.writeMode();

@@ -42,6 +42,8 @@ export interface ProviderSettings {
    * go to the step they were answered in (`withStepLog`).
    */
   client(): Client;
+  /** The API's address (`exampledev:baseUrl`, or the kubeconfig's server), for messages. */
+  apiAddress(): string;
   /** Closes the client, if one was made: the settings of the next configure replace these. */
   close(): void;
 }
@@ -89,6 +91,7 @@ export function providerSettings(config: ConfigSource): ProviderSettings {
       return accessChecked;
     },
     client: theClient,
+    apiAddress: () => access().settings.baseUrl,
     close: () => void client?.close(),
   };
 }

@@ -65,6 +65,17 @@ function urnOf(type: string, name: string, parent: pulumi.Resource | undefined):
     : pulumi.createUrn(name, type, parent);
 }
 
+/** The properties of a `get`: the outputs to fill, each undefined (args other than the class's own are ignored). */
+function lookupProps(classOutputs: Record<string, unknown>): Record<string, unknown> {
+  const own = Object.keys(classOutputs).filter((key) => key.startsWith("__"));
+  return {
+    ...Object.fromEntries(own.map((key) => [key, undefined])),
+    metadata: undefined,
+    spec: undefined,
+    status: undefined,
+  };
+}
+
 /**
  * The base of the three resource classes: one API object, managed through the dynamic provider. It is what
  * `pulumi.dynamic.Resource` registers (its type token, a `__provider` the dynamic-provider host loads), with
@@ -97,6 +108,9 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
       }),
       status: undefined,
     };
-    super(TYPE_TOKENS[kind], name, { ...props, __provider: providerSource(kind) }, opts);
+    // A static `get` (opts.id, the object's name): the engine reads the object, sending only the provider's
+    // source (ObjectProvider.read finds the object by name, whoever manages it); every output is the live one's.
+    const sent = opts?.id !== undefined ? lookupProps(rest) : props;
+    super(TYPE_TOKENS[kind], name, { ...sent, __provider: providerSource(kind) }, opts);
   }
 }

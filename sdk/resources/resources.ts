@@ -24,6 +24,15 @@ export class Proxy extends ApiResource<ProxySpec, ObjectStatus> {
   constructor(name: string, args: ProxyArgs, opts?: pulumi.CustomResourceOptions) {
     super("Proxy", name, { ...args }, opts);
   }
+
+  /**
+   * Reads the existing Proxy named `id` into this program without managing it: its outputs are the live
+   * object's (`metadata`, `spec` with secret values as the API's placeholders, `status`), and
+   * `pulumi destroy` of this stack leaves the object alone. See docs/lookups.md.
+   */
+  static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Proxy {
+    return new Proxy(name, undefined as unknown as ProxyArgs, { ...opts, id });
+  }
 }
 
 export type ServiceArgs = ApiResourceArgs<ServiceSpecInput>;
@@ -39,6 +48,15 @@ export class Service extends ApiResource<ServiceSpec, ServiceStatus> {
 
   constructor(name: string, args: ServiceArgs, opts?: pulumi.CustomResourceOptions) {
     super("Service", name, { ...args, __latestRevision: undefined, __liveRevision: undefined }, opts);
+  }
+
+  /**
+   * Reads the existing Service named `id` into this program without managing it: its outputs are the live
+   * object's (`metadata`, `spec` with secret values as the API's placeholders, `status`, and the derived outputs), and
+   * `pulumi destroy` of this stack leaves the object alone. See docs/lookups.md.
+   */
+  static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Service {
+    return new Service(name, undefined as unknown as ServiceArgs, { ...opts, id });
   }
 
   /**
@@ -98,6 +116,15 @@ export type ServiceRevisionArgs = ApiResourceArgs<ServiceRevisionSpecInput>;
 export class ServiceRevision extends ApiResource<ServiceRevisionSpec, ObjectStatus> {
   constructor(name: string, args: ServiceRevisionArgs, opts?: pulumi.CustomResourceOptions) {
     super("ServiceRevision", name, { ...args }, opts);
+  }
+
+  /**
+   * Reads the existing ServiceRevision named `id` into this program without managing it: its outputs are the live
+   * object's (`metadata`, `spec` with secret values as the API's placeholders, `status`), and
+   * `pulumi destroy` of this stack leaves the object alone. See docs/lookups.md.
+   */
+  static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): ServiceRevision {
+    return new ServiceRevision(name, undefined as unknown as ServiceRevisionArgs, { ...opts, id });
   }
 
   /** The digest of the bundle this revision runs. */
