@@ -165,7 +165,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const url = urlOf(host, port);
   // The controller is a client like any other, over loopback to this server, as its own identity.
   const client = createClient({ baseUrl: loopbackUrl(host, port), token: controllerToken });
-  const controllerOptions: Parameters<typeof startController>[0] = {
+  // A function: each start of the controller needs caches (a cluster) of its own.
+  const controllerOptions = (): Parameters<typeof startController>[0] => ({
     cluster: clusterOf(client, {
       onError: (error) =>
         app.log.warn({ error: errorFields(error) }, "the controller's watch failed; retrying"),
@@ -182,8 +183,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...options.git,
       ...(typeof options.storage === "object" && { dir: join(options.storage.dir, "git") }),
     },
-  };
-  const launch = () => startController(controllerOptions);
+  });
+  const launch = () => startController(controllerOptions());
   let running = launch();
   controller = running;
   const lastWrites = lastWritesOf(store);

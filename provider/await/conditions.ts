@@ -80,6 +80,18 @@ export function serviceAccepted(
       if (live !== undefined && isTerminalFailure(live) && (live.observedGeneration ?? 0) >= generation) {
         return { state: "failed", reason: live.reason, message: live.message };
       }
+      // The revision this generation selects is live: a verdict of an earlier generation says nothing of it.
+      // (The controller writes both conditions at once, so this costs no wait; a state, not a transition, so
+      // a write that changes no spec, whose generation the controller has already judged, is ready at once.)
+      if (
+        live !== undefined &&
+        (live.status !== "True" || (live.observedGeneration ?? generation) < generation)
+      ) {
+        return {
+          state: "pending",
+          message: live.message || `waiting for the revision of generation ${generation} to be live`,
+        };
+      }
       return { state: "ready", ...optional(settled(object.status)) };
     },
   };

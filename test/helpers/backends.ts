@@ -23,6 +23,12 @@ export interface Backend {
    */
   upstream: { url: string; dispatcher?: Dispatcher };
   configThrough(proxyUrl: string): Record<string, { value: string; secret?: boolean }>;
+  /**
+   * Stops the Service controller until `resumeController` starts it again: what a client sees while no
+   * controller runs (its Deployment scaled to zero, a leader being elected).
+   */
+  pauseController(): Promise<void>;
+  resumeController(): void;
   /** A raw request with that client's rights (what another tool, kubectl say, sends). */
   call(method: "GET" | "PATCH", path: string, body?: string, contentType?: string): Promise<RawReply>;
   close(): Promise<void>;
@@ -77,6 +83,8 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
       upstream: { url: server.url },
       configThrough: (proxyUrl) => ({ "exampledev:baseUrl": { value: proxyUrl } }),
       client,
+      pauseController: () => server.pauseController(),
+      resumeController: () => server.resumeController(),
       call: raw.call,
       async close() {
         await Promise.all([client.close(), raw.close()]);
@@ -87,12 +95,14 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
   const api = await startKubeApi();
   const connection = { baseUrl: api.url, token: api.token, ca: api.caCert };
   const controllerClient = createClient(connection);
-  const controller = startController({
-    cluster: clusterOf(controllerClient),
-    gateways: ["default"],
-    proxyDeletionGraceMs: local.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
-    ...(local.workers !== undefined && { workers: local.workers }),
-  });
+  const launch = () =>
+    startController({
+      cluster: clusterOf(controllerClient),
+      gateways: ["default"],
+      proxyDeletionGraceMs: local.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
+      ...(local.workers !== undefined && { workers: local.workers }),
+    });
+  let controller = launch();
   const client = createClient(connection);
   const raw = rawCaller(api.url, api.token, api.caCert);
   const dispatcher = new Agent({ connect: { ca: api.caCert } });
@@ -105,6 +115,10 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
       "exampledev:token": { value: api.token, secret: true },
     }),
     client,
+    pauseController: () => controller.stop(),
+    resumeController: () => {
+      controller = launch();
+    },
     call: raw.call,
     async close() {
       await controller.stop();
