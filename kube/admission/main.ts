@@ -15,19 +15,22 @@ import { stopOnSignals } from "../../controller/stop-signals";
 import { kubeClientOf } from "../client";
 import { WEBHOOK_CLIENT_USER } from "../pki";
 import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
-import { DEFAULT_SWEEP, REVIEW_CONCURRENCY, startAdmissionServer } from "./server";
+import { DEFAULT_SWEEP, REVIEW_BYTES_IN_FLIGHT, startAdmissionServer } from "./server";
+
+const MIB = 1024 * 1024;
 
 const USAGE = `usage: npm run webhook -- --tls-cert <file> --tls-key <file> [--port 8443] [--bind-address 0.0.0.0]
                           [--kubeconfig <file>] [--context <name>] [--cert-reload-interval 10]
                           [--log-level info] [--client-ca <file> [--client-cn <name,...>]]
-                          [--client-ca-optional] [--max-concurrent-reviews 2]
+                          [--client-ca-optional] [--max-review-mib-in-flight 10]
 Serves /admit (the MutatingWebhookConfiguration in deploy/), /healthz and /readyz over HTTPS. The PEM
 certificate and key are read again every --cert-reload-interval seconds (0: never) and served once they
 change. Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in
 (exampledev-admission-webhook: it reads the three kinds and keeps Secrets in exampledev-system).
 With --client-ca (--client-ca-optional: unless the file is missing), /admit answers only a caller presenting a client certificate that CA signed, whose CN is
 one of --client-cn (default ${WEBHOOK_CLIENT_USER}): kube-apiserver, given that certificate by its
-admission configuration's kubeconfig; anyone else gets 401. Reviews past --max-concurrent-reviews get 429.`;
+admission configuration's kubeconfig; anyone else gets 401. A review that would take the reviews admitted at once past
+--max-review-mib-in-flight MiB (by their Content-Length) gets 429; one is always admitted.`;
 
 const FLAGS = {
   "tls-cert": { type: "string" },
@@ -41,7 +44,7 @@ const FLAGS = {
   "client-ca": { type: "string" },
   "client-ca-optional": { type: "boolean", default: false },
   "client-cn": { type: "string", default: WEBHOOK_CLIENT_USER },
-  "max-concurrent-reviews": { type: "string", default: String(REVIEW_CONCURRENCY) },
+  "max-review-mib-in-flight": { type: "string", default: String(REVIEW_BYTES_IN_FLIGHT / MIB) },
   help: { type: "boolean", default: false },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -67,7 +70,8 @@ function parseOptions(args: string[]) {
     clientCaFile: values["client-ca"],
     clientCaOptional: values["client-ca-optional"],
     clientNames: values["client-cn"].split(",").filter((name) => name !== ""),
-    concurrency: Math.max(1, integer("--max-concurrent-reviews", values["max-concurrent-reviews"], 1_000)),
+    reviewBytesInFlight:
+      integer("--max-review-mib-in-flight", values["max-review-mib-in-flight"], 1_024) * MIB,
   };
 }
 
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
     listen: options.listen,
     log,
     ...(clientCa !== undefined && { clientAuth: { ca: clientCa, names: options.clientNames } }),
-    concurrency: options.concurrency,
+    reviewBytesInFlight: options.reviewBytesInFlight,
   });
   const watch =
     options.reloadMs === 0

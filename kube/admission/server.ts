@@ -35,8 +35,11 @@ export interface AdmissionServerOptions {
    * Without it, anyone who reaches the port (a NetworkPolicy should say who can).
    */
   clientAuth?: { ca: string; names: readonly string[] };
-  /** Reviews admitted at once (default REVIEW_CONCURRENCY); one more is answered 429 (kube-apiserver retries). */
-  concurrency?: number;
+  /**
+   * Bytes of reviews admitted at once (default REVIEW_BYTES_IN_FLIGHT); a review past them is answered 429
+   * (kube-apiserver retries). One review is always admitted when none is in flight.
+   */
+  reviewBytesInFlight?: number;
 }
 
 export interface AdmissionServer {
@@ -57,13 +60,16 @@ export const DEFAULT_SWEEP = { intervalMs: 10_000, graceMs: 60_000 };
  */
 export const REVIEW_BODY_LIMIT = 5 * 1024 * 1024;
 /**
- * Reviews admitted at once: each takes up to about 60 MB at the largest size (the body, its parse, the
- * admission's copies), so two keep the pod's memory well under its limit (deploy/: 512Mi). A review past
- * them is answered 429 with a Status that asks for a retry after a second, which kube-apiserver's webhook
- * client honours (with backoff, within the webhook's timeoutSeconds); after that the write fails
- * (failurePolicy Fail) with 500 and the client retries it.
+ * Review bytes admitted at once, counted by each request's Content-Length (the limit when it has none). A
+ * review takes up to about 12 times its size while it is admitted (the body, its parse, the admission's
+ * copies: about 60 MB at the largest), so two of the largest keep the pod's memory well under its limit
+ * (deploy/: 512Mi), while the few-kilobyte reviews of everyday writes are never held back by a count (a
+ * limit of two reviews at once made kube-apiserver's creates queue behind one another, and time out under
+ * load). A review past the budget is answered 429 with a Status that asks for a retry after a second, which
+ * kube-apiserver's webhook client honours (with backoff, within the webhook's timeoutSeconds); after that
+ * the write fails (failurePolicy Fail) with 500 and the client retries it.
  */
-export const REVIEW_CONCURRENCY = 2;
+export const REVIEW_BYTES_IN_FLIGHT = 2 * REVIEW_BODY_LIMIT;
 
 export async function startAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
   const secrets = new SecretKeeper(options.client);
@@ -81,8 +87,8 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   app.get("/healthz", async () => "ok");
   app.get("/readyz", async (_request, reply) => (ready ? "ok" : reply.code(503).send("shutting down")));
   // Any body reaches the handler, whatever its type, to be refused there as what it is not (400).
-  const concurrency = options.concurrency ?? REVIEW_CONCURRENCY;
-  let reviewing = 0;
+  const budget = options.reviewBytesInFlight ?? REVIEW_BYTES_IN_FLIGHT;
+  let inFlight = 0;
   // Before the body is read: an unauthenticated caller costs no memory, one past the limit neither.
   app.addHook("onRequest", async (request, reply) => {
     if (request.routeOptions.url !== "/admit") return;
@@ -91,17 +97,19 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
         "the exampledev admission webhook answers kube-apiserver only: no valid client certificate";
       return reply.code(401).send(failureStatus("Unauthorized", message));
     }
-    if (reviewing >= concurrency) {
-      const message = `the exampledev admission webhook is admitting ${concurrency} reviews; retry shortly`;
+    const declared = Number(request.headers["content-length"]);
+    const size = Number.isSafeInteger(declared) && declared >= 0 ? declared : REVIEW_BODY_LIMIT;
+    if (inFlight > 0 && inFlight + size > budget) {
+      const message = `the exampledev admission webhook is admitting ${inFlight} bytes of reviews; retry shortly`;
       return reply
         .code(429)
         .header("retry-after", "1")
         .send(failureStatus("TooManyRequests", message, { retryAfterSeconds: 1 }));
     }
-    reviewing++;
+    inFlight += size;
     let done = false;
     const leave = () => {
-      if (!done) reviewing--;
+      if (!done) inFlight -= size;
       done = true;
     };
     reply.raw.once("finish", leave);

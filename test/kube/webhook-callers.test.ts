@@ -12,7 +12,7 @@ import { SECRET_ANNOTATION } from "../../sdk/schema";
  * Who the webhook answers, and how many at once, over HTTPS with certificates from the environment's PKI
  * code (kube/pki.ts): only a client certificate the CA signed for kube-apiserver's webhook user reaches
  * `/admit` (anyone else: 401, before the body is read), the probes need none, and a review past the
- * concurrency limit is 429 with a Status asking for a retry. The cluster client here holds its GETs until
+ * byte budget is 429 with a Status asking for a retry. The cluster client here holds its GETs until
  * the test lets them go, so reviews stay in flight.
  */
 
@@ -90,7 +90,7 @@ describe("the webhook's callers", () => {
       sweep: { intervalMs: 3_600_000, graceMs: 60_000 },
       drainProxies: false,
       clientAuth: { ca, names: [WEBHOOK_CLIENT_USER] },
-      concurrency: 1,
+      reviewBytesInFlight: 1, // one review at a time, whatever its size
     });
   }, 60_000);
   afterAll(async () => {
