@@ -90,6 +90,9 @@ describe.each(BACKENDS)("lookups through the real Pulumi CLI, on the %s server",
     const revision = await backend.client.serviceRevisions.get(latest as string);
     expect(o("fnRevisionDigest")).toBe(revision.spec.bundle.digest);
     expect(o("outRevisionDigest")).toBe(revision.spec.bundle.digest);
+    expect(o("getRevisionDigest")).toBe(revision.spec.bundle.digest);
+    expect(o("getSpec")).toEqual(value(ownerOutputs, "serviceSpec"));
+    expect(o("fnSpec")).toEqual(value(ownerOutputs, "serviceSpec"));
     // Every revision of the Service, oldest first: the second is the latest.
     const revisions = o("fnRevisions") as string[];
     expect(revisions).toHaveLength(2);
