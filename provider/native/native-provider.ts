@@ -15,6 +15,8 @@ import {
 } from "../../sdk/schema/minting";
 import { UNKNOWN } from "../../sdk/schema/sentinel";
 import { isRecord } from "../../sdk/shared/records";
+import { KIND_BEHAVIOUR } from "../kinds";
+import { lookedUp, missingObject } from "../lookups";
 import type { Autonaming } from "../naming";
 import { ObjectProvider } from "../object-provider";
 import { PartialFailure } from "../partial-failure";
@@ -22,7 +24,9 @@ import { NO_CONFIG, providerSettings } from "../provider-settings";
 import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
 import { withStepLog } from "../step-log";
+import { find } from "../write/target";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
+import { kindOfFunctionToken } from "./functions";
 import { EXTRA_OUTPUTS } from "./resource-properties";
 import { conceal, type Path, reveal } from "./wire-secrets";
 
@@ -316,6 +320,21 @@ export class NativeProvider {
       if (!(error instanceof PartialFailure)) throw error;
       throw error.withProperties(this.outputs(kind, error.properties, secrets));
     }
+  }
+
+  /**
+   * The package's functions (functions.ts): `getService` and its kin read the object named `name`, whoever
+   * manages it, as the API returns it (secret values as its placeholders), with the kind's derived outputs.
+   */
+  async invoke(token: string, args: Props): Promise<Props> {
+    const kind = kindOfFunctionToken(token);
+    if (kind === undefined) throw new Error(`the exampledev package has no function ${token}`);
+    const { name } = reveal(args).plain as Props;
+    if (typeof name !== "string" || name === "") throw new Error(`${token} needs a name`);
+    const object = await find(KIND_BEHAVIOUR[kind].accessor(this.settings.client()), name);
+    if (object === undefined) throw missingObject(kind, name, this.settings.apiAddress());
+    const found = lookedUp(object);
+    return { ...found, ...KIND_OUTPUTS[kind](found as unknown as OutputSource) };
   }
 
   /**

@@ -9,6 +9,7 @@ import { KIND_DESCRIPTIONS } from "../../sdk/schema/descriptions";
 import { KIND_NAMES, KINDS, type KindName } from "../../sdk/schema/kinds";
 import { allSchemas, OBJECT_META, type SchemaObject } from "../../sdk/schema/openapi";
 import { SECRET_FIELDS } from "../../sdk/schema/secrets";
+import { getFunctionToken } from "./functions";
 import { EXTRA_OUTPUTS, EXTRA_TYPES, INPUT_OPTIONS } from "./resource-properties";
 
 export type PulumiSchema = Record<string, unknown>;
@@ -198,6 +199,30 @@ function resource(kind: KindName, translator: Translator): SchemaObject {
   };
 }
 
+/** `getService` and its kin (functions.ts): the object named `name`, as the API returns it, with the kind's outputs. */
+function lookupFunction(kind: KindName, translator: Translator): SchemaObject {
+  const component = `${KINDS[kind].group.split(".").reverse().join(".")}.${KINDS[kind].version}.${kind}`;
+  const fields = translator.components[component]?.properties as Record<string, SchemaObject>;
+  const field = (name: string) =>
+    translator.property(fields[name] as SchemaObject, nativeTypeToken(kind), name);
+  return {
+    description: `Reads the ${kind} named \`name\`, which this stack need not manage, as the API returns it (secret values as its placeholders). Fails naming the kind, the name and the API when there is none.`,
+    inputs: {
+      properties: { name: { type: "string", description: `The ${kind}'s name (metadata.name).` } },
+      required: ["name"],
+    },
+    outputs: {
+      properties: {
+        metadata: field("metadata"),
+        spec: field("spec"),
+        status: field("status"),
+        ...EXTRA_OUTPUTS[kind],
+      },
+      required: ["metadata", "spec", "status"],
+    },
+  };
+}
+
 /** The package schema, as `pulumi package gen-sdk` and the engine read it. */
 export function packageSchema(version: string): PulumiSchema {
   const translator = new Translator(allSchemas(3));
@@ -224,6 +249,9 @@ export function packageSchema(version: string): PulumiSchema {
       ),
     },
     resources,
+    functions: Object.fromEntries(
+      KIND_NAMES.map((kind) => [getFunctionToken(kind), lookupFunction(kind, translator)]),
+    ),
     types: Object.fromEntries(
       Object.entries({ ...translator.types, ...EXTRA_TYPES }).sort(([a], [b]) => a.localeCompare(b)),
     ),

@@ -276,6 +276,11 @@ export function providerService(version: string, engineAddress: string | undefin
       );
       return new emptyProto.Empty();
     }),
+    invoke: answer<providerProto.InvokeRequest, providerProto.InvokeResponse>(async (request) => {
+      const response = new providerProto.InvokeResponse();
+      response.setReturn(toStruct(await provider.invoke(request.getTok(), fromStruct(request.getArgs()))));
+      return response;
+    }),
     cancel: answer<emptyProto.Empty, emptyProto.Empty>(() => new emptyProto.Empty()),
     attach: answer<pluginProto.PluginAttach, emptyProto.Empty>(() => new emptyProto.Empty()),
   };

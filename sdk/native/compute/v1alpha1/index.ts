@@ -6,6 +6,16 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "../../utilities";
 
 // Export members:
+export { GetServiceArgs, GetServiceResult, GetServiceOutputArgs } from "./getService";
+export const getService: typeof import("./getService").getService = null as any;
+export const getServiceOutput: typeof import("./getService").getServiceOutput = null as any;
+utilities.lazyLoad(exports, ["getService","getServiceOutput"], () => require("./getService"));
+
+export { GetServiceRevisionArgs, GetServiceRevisionResult, GetServiceRevisionOutputArgs } from "./getServiceRevision";
+export const getServiceRevision: typeof import("./getServiceRevision").getServiceRevision = null as any;
+export const getServiceRevisionOutput: typeof import("./getServiceRevision").getServiceRevisionOutput = null as any;
+utilities.lazyLoad(exports, ["getServiceRevision","getServiceRevisionOutput"], () => require("./getServiceRevision"));
+
 export { ServiceArgs } from "./service";
 export type Service = import("./service").Service;
 export const Service: typeof import("./service").Service = null as any;

@@ -6,6 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "../../utilities";
 
 // Export members:
+export { GetProxyArgs, GetProxyResult, GetProxyOutputArgs } from "./getProxy";
+export const getProxy: typeof import("./getProxy").getProxy = null as any;
+export const getProxyOutput: typeof import("./getProxy").getProxyOutput = null as any;
+utilities.lazyLoad(exports, ["getProxy","getProxyOutput"], () => require("./getProxy"));
+
 export { ProxyArgs } from "./proxy";
 export type Proxy = import("./proxy").Proxy;
 export const Proxy: typeof import("./proxy").Proxy = null as any;
