@@ -103,6 +103,9 @@ describe("a Go program on the generated Go SDK, through the native plugin", () =
     expect(latest).toMatch(/^go-api-[0-9a-f]{10}$/);
     expect(up.outputs.liveRevision?.value).toBe(latest);
     expect((await client.services.get("go-api")).status?.latestRevision).toBe(latest);
+    // LookupService (the schema's getService) through the plugin's Invoke.
+    expect(up.outputs.lookedUpLatestRevision?.value).toBe(latest);
+    expect(up.outputs.lookedUpUid?.value).toBe((await client.services.get("go-api")).metadata.uid);
 
     const destroy = await t.stack.destroy();
     expect(destroy.summary.result).toBe("succeeded");
