@@ -1,7 +1,7 @@
 // Reading objects a stack does not manage: the dynamic resources' `get` (ObjectProvider.read of a state that
 // holds only the provider) and the lookup functions (sdk/resources/lookups.ts), which run in the program's
 // process with the provider's settings as the stack configures them (settings.ts: one resolution).
-import { createClient } from "../sdk/client";
+import { type Client, createClient } from "../sdk/client";
 import type { ObjectMeta } from "../sdk/client/types";
 import type { KindName } from "../sdk/schema";
 import { explainingClient } from "./access";
@@ -51,19 +51,23 @@ export interface ListQuery {
   service?: string;
 }
 
-/** Lookups over one resolution of the settings (stack config, then EXAMPLEDEV_* variables, as the provider). */
+/** Lookups over one client: the program's own (`fromConfig`), or the native plugin's. */
 export class Lookups {
-  private readonly access;
-  private readonly client;
+  constructor(
+    private readonly client: Client,
+    /** The API's address, for messages. */
+    readonly baseUrl: string,
+    private readonly ownsClient = false,
+  ) {}
 
-  constructor(config: ConfigSource) {
-    this.access = resolveAccess(config);
-    const { settings, origins } = this.access;
-    this.client = explainingClient(createClient(settings), () => origins);
-  }
-
-  get baseUrl(): string {
-    return this.access.settings.baseUrl;
+  /** Over one resolution of the settings (stack config, then EXAMPLEDEV_* variables, as the provider), with a client of its own. */
+  static fromConfig(config: ConfigSource): Lookups {
+    const { settings, origins } = resolveAccess(config);
+    return new Lookups(
+      explainingClient(createClient(settings), () => origins),
+      settings.baseUrl,
+      true,
+    );
   }
 
   async get(kind: KindName, name: string): Promise<LookedUp> {
@@ -89,7 +93,8 @@ export class Lookups {
     return [...owned].sort(oldestFirst).map(lookedUp);
   }
 
+  /** Closes the client if it is the lookups' own. */
   close(): Promise<void> {
-    return this.client.close();
+    return this.ownsClient ? this.client.close() : Promise.resolve();
   }
 }

@@ -15,8 +15,7 @@ import {
 } from "../../sdk/schema/minting";
 import { UNKNOWN } from "../../sdk/schema/sentinel";
 import { isRecord } from "../../sdk/shared/records";
-import { KIND_BEHAVIOUR } from "../kinds";
-import { lookedUp, missingObject } from "../lookups";
+import { type LookedUp, Lookups } from "../lookups";
 import type { Autonaming } from "../naming";
 import { ObjectProvider } from "../object-provider";
 import { PartialFailure } from "../partial-failure";
@@ -24,9 +23,8 @@ import { NO_CONFIG, providerSettings } from "../provider-settings";
 import { type ConfigSource, settingProblems } from "../settings";
 import type { ObjectInputs, ObjectOutputs } from "../state";
 import { withStepLog } from "../step-log";
-import { find } from "../write/target";
 import { detailedDiff, type PropertyChange } from "./detailed-diff";
-import { kindOfFunctionToken } from "./functions";
+import { functionOfToken } from "./functions";
 import { EXTRA_OUTPUTS } from "./resource-properties";
 import { conceal, type Path, reveal } from "./wire-secrets";
 
@@ -324,17 +322,28 @@ export class NativeProvider {
 
   /**
    * The package's functions (functions.ts): `getService` and its kin read the object named `name`, whoever
-   * manages it, as the API returns it (secret values as its placeholders), with the kind's derived outputs.
+   * manages it, as the API returns it (secret values as its placeholders), with the kind's derived outputs;
+   * `listServices` and its kin every such object (of a label selector; a Service's revisions), oldest first.
    */
   async invoke(token: string, args: Props): Promise<Props> {
-    const kind = kindOfFunctionToken(token);
-    if (kind === undefined) throw new Error(`the exampledev package has no function ${token}`);
-    const { name } = reveal(args).plain as Props;
+    const fn = functionOfToken(token);
+    if (fn === undefined) throw new Error(`the exampledev package has no function ${token}`);
+    const { kind } = fn;
+    const { name, labelSelector, service } = reveal(args).plain as Props;
+    const lookups = new Lookups(this.settings.client(), this.settings.apiAddress());
+    const withOutputs = (found: LookedUp) => ({
+      ...found,
+      ...KIND_OUTPUTS[kind](found as unknown as OutputSource),
+    });
+    if (fn.list) {
+      const query = {
+        ...(typeof labelSelector === "string" && labelSelector !== "" && { labelSelector }),
+        ...(typeof service === "string" && service !== "" && { service }),
+      };
+      return { items: (await lookups.list(kind, query)).map(withOutputs) };
+    }
     if (typeof name !== "string" || name === "") throw new Error(`${token} needs a name`);
-    const object = await find(KIND_BEHAVIOUR[kind].accessor(this.settings.client()), name);
-    if (object === undefined) throw missingObject(kind, name, this.settings.apiAddress());
-    const found = lookedUp(object);
-    return { ...found, ...KIND_OUTPUTS[kind](found as unknown as OutputSource) };
+    return withOutputs(await lookups.get(kind, name));
   }
 
   /**

@@ -9,7 +9,7 @@ import { KIND_DESCRIPTIONS } from "../../sdk/schema/descriptions";
 import { KIND_NAMES, KINDS, type KindName } from "../../sdk/schema/kinds";
 import { allSchemas, OBJECT_META, type SchemaObject } from "../../sdk/schema/openapi";
 import { SECRET_FIELDS } from "../../sdk/schema/secrets";
-import { getFunctionToken } from "./functions";
+import { getFunctionToken, listFunctionToken, lookupTypeToken } from "./functions";
 import { EXTRA_OUTPUTS, EXTRA_TYPES, INPUT_OPTIONS } from "./resource-properties";
 
 export type PulumiSchema = Record<string, unknown>;
@@ -199,28 +199,69 @@ function resource(kind: KindName, translator: Translator): SchemaObject {
   };
 }
 
-/** `getService` and its kin (functions.ts): the object named `name`, as the API returns it, with the kind's outputs. */
-function lookupFunction(kind: KindName, translator: Translator): SchemaObject {
+/** What a lookup returns of an object: metadata, spec and status as the API returns them, the kind's outputs. */
+function lookupOutputs(kind: KindName, translator: Translator): SchemaObject {
   const component = `${KINDS[kind].group.split(".").reverse().join(".")}.${KINDS[kind].version}.${kind}`;
   const fields = translator.components[component]?.properties as Record<string, SchemaObject>;
   const field = (name: string) =>
     translator.property(fields[name] as SchemaObject, nativeTypeToken(kind), name);
+  return {
+    properties: {
+      metadata: field("metadata"),
+      spec: field("spec"),
+      status: field("status"),
+      ...EXTRA_OUTPUTS[kind],
+    },
+    required: ["metadata", "spec", "status"],
+  };
+}
+
+/** `getService` and its kin (functions.ts): the object named `name`, as the API returns it, with the kind's outputs. */
+function lookupFunction(kind: KindName, translator: Translator): SchemaObject {
   return {
     description: `Reads the ${kind} named \`name\`, which this stack need not manage, as the API returns it (secret values as its placeholders). Fails naming the kind, the name and the API when there is none.`,
     inputs: {
       properties: { name: { type: "string", description: `The ${kind}'s name (metadata.name).` } },
       required: ["name"],
     },
-    outputs: {
+    outputs: lookupOutputs(kind, translator),
+  };
+}
+
+/** `listServices` and its kin: every object (of a label selector; revisions of a Service), oldest first. */
+function listFunction(kind: KindName): SchemaObject {
+  return {
+    description: `Every ${kind} (matching \`labelSelector\`${kind === "ServiceRevision" ? ", owned by `service`" : ""}), every page, oldest first, as the API returns them.`,
+    inputs: {
       properties: {
-        metadata: field("metadata"),
-        spec: field("spec"),
-        status: field("status"),
-        ...EXTRA_OUTPUTS[kind],
+        labelSelector: {
+          type: "string",
+          description: "A Kubernetes label selector (`tier=edge,team in (a,b)`).",
+        },
+        ...(kind === "ServiceRevision" && {
+          service: { type: "string", description: "Only the revisions this Service owns." },
+        }),
       },
-      required: ["metadata", "spec", "status"],
+    },
+    outputs: {
+      properties: { items: { type: "array", items: { $ref: `#/types/${lookupTypeToken(kind)}` } } },
+      required: ["items"],
     },
   };
+}
+
+/** The list functions' item types, one per kind. */
+function lookupTypes(translator: Translator): Record<string, SchemaObject> {
+  return Object.fromEntries(
+    KIND_NAMES.map((kind) => [
+      lookupTypeToken(kind),
+      {
+        type: "object",
+        description: `A ${kind} as a lookup returns it.`,
+        ...lookupOutputs(kind, translator),
+      },
+    ]),
+  );
 }
 
 /** The package schema, as `pulumi package gen-sdk` and the engine read it. */
@@ -250,10 +291,15 @@ export function packageSchema(version: string): PulumiSchema {
     },
     resources,
     functions: Object.fromEntries(
-      KIND_NAMES.map((kind) => [getFunctionToken(kind), lookupFunction(kind, translator)]),
+      KIND_NAMES.flatMap((kind) => [
+        [getFunctionToken(kind), lookupFunction(kind, translator)],
+        [listFunctionToken(kind), listFunction(kind)],
+      ]),
     ),
     types: Object.fromEntries(
-      Object.entries({ ...translator.types, ...EXTRA_TYPES }).sort(([a], [b]) => a.localeCompare(b)),
+      Object.entries({ ...translator.types, ...EXTRA_TYPES, ...lookupTypes(translator) }).sort(([a], [b]) =>
+        a.localeCompare(b),
+      ),
     ),
     language: {
       // The SDK ships inside this package as `@exampledev/pulumi/native`, the import `pulumi import` writes.

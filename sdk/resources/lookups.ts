@@ -8,10 +8,10 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ObjectMeta, ObjectStatus, ServiceStatus } from "../client/types";
 import type { KindName, ProxySpec, ServiceRevisionSpec, ServiceSpec } from "../schema";
 import {
+  KIND_OUTPUTS,
+  type OutputSource,
   type ServiceOutputs,
   type ServiceRevisionOutputs,
-  serviceOutputs,
-  serviceRevisionOutputs,
 } from "./kind-outputs";
 import { markSecretInputs } from "./secret-inputs";
 
@@ -60,7 +60,7 @@ async function withLookups<T>(
 ): Promise<T> {
   // Loaded on first use: programs that look nothing up do not load the provider's code.
   const { Lookups } = require("../../provider/lookups") as typeof import("../../provider/lookups");
-  const lookups = new Lookups(stackConfig);
+  const lookups = Lookups.fromConfig(stackConfig);
   try {
     return await use(lookups);
   } finally {
@@ -68,11 +68,8 @@ async function withLookups<T>(
   }
 }
 
-function derived(kind: KindName, object: { spec: unknown; status: unknown }): Record<string, unknown> {
-  if (kind === "Service") return { ...serviceOutputs(object.status as ServiceStatus) };
-  if (kind === "ServiceRevision")
-    return { ...serviceRevisionOutputs(object.spec as { bundle?: { digest?: string } }) };
-  return {};
+function derived(kind: KindName, object: OutputSource): Record<string, unknown> {
+  return KIND_OUTPUTS[kind](object);
 }
 
 async function getObject<T>(kind: KindName, args: GetArgs): Promise<T> {

@@ -1,6 +1,6 @@
 // The native package's functions (provider/native/functions.ts), served by the installed plugin's Invoke: one
 // stack (dynamic resources) creates a Service and a Proxy, another reads them with the generated Node SDK's
-// getService/getServiceOutput, getServiceRevisionOutput and getProxyOutput, on the local server.
+// getService/getServiceOutput, getServiceRevisionOutput, getProxyOutput and the list functions, on the local server.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
@@ -73,6 +73,10 @@ describe("the native package's lookup functions through the real Pulumi CLI, on 
     expect(o("outProxySpec")).toMatchObject({
       telemetry: { thirdPartySinks: { vendorAlphaLogs: { key: "<API_KEY>" } } },
     });
+    // The lists: a Service's revisions (one: the owner's single up), the Services and Proxies of a label.
+    expect(o("fnRevisions")).toEqual([value(ownerOutputs, "latestRevision")]);
+    expect(o("outServices")).toEqual(["lookup-shop"]);
+    expect(o("fnProxies")).toEqual(["lookup-edge"]);
     const exported = execFileSync("pulumi", ["stack", "export", "--stack", b.stack.name], {
       cwd: reader,
       env: { ...process.env, ...b.env },

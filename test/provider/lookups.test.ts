@@ -57,7 +57,9 @@ describe("lookups", () => {
   });
 
   it("Lookups get and list with the provider's settings; a missing name fails naming it", async () => {
-    const lookups = new Lookups({ get: (key) => (key === "exampledev:baseUrl" ? server.url : undefined) });
+    const lookups = Lookups.fromConfig({
+      get: (key) => (key === "exampledev:baseUrl" ? server.url : undefined),
+    });
     try {
       const proxy = await lookups.get("Proxy", "looked-up");
       expect(proxy.spec).toMatchObject({ shutdown: { drainTimeout: "20s" } });

@@ -394,6 +394,84 @@ export namespace compute {
         }
 
         /**
+         * A Service as a lookup returns it.
+         */
+        export interface ServiceLookup {
+            /**
+             * Whether the Service's egress gateway is in place (the EgressReady condition).
+             */
+            egressReady?: boolean;
+            /**
+             * A git source's last finished build (status.lastBuild without its message).
+             */
+            lastBuild?: outputs.compute.v1alpha1.BuildOutput;
+            /**
+             * The revision the controller minted for the current template and bundle digest.
+             */
+            latestRevision?: string;
+            /**
+             * The revision selected to serve: spec.liveRevision when pinned, else the latest.
+             */
+            liveRevision?: string;
+            /**
+             * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             */
+            metadata: outputs.meta.v1.ObjectMeta;
+            /**
+             * An OCI source named by tag: the digest the tag last resolved to (status.resolvedBundle).
+             */
+            resolvedBundle?: outputs.compute.v1alpha1.ResolvedBundle;
+            /**
+             * The desired state, written by clients.
+             */
+            spec: outputs.compute.v1alpha1.ServiceSpec;
+            /**
+             * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
+             */
+            status: any;
+        }
+        /**
+         * serviceLookupProvideDefaults sets the appropriate defaults for ServiceLookup
+         */
+        export function serviceLookupProvideDefaults(val: ServiceLookup): ServiceLookup {
+            return {
+                ...val,
+                spec: outputs.compute.v1alpha1.serviceSpecProvideDefaults(val.spec),
+            };
+        }
+
+        /**
+         * A ServiceRevision as a lookup returns it.
+         */
+        export interface ServiceRevisionLookup {
+            /**
+             * The digest of the bundle this revision runs.
+             */
+            bundleDigest?: string;
+            /**
+             * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             */
+            metadata: outputs.meta.v1.ObjectMeta;
+            /**
+             * The desired state, written by clients.
+             */
+            spec: outputs.compute.v1alpha1.ServiceRevisionSpec;
+            /**
+             * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
+             */
+            status: any;
+        }
+        /**
+         * serviceRevisionLookupProvideDefaults sets the appropriate defaults for ServiceRevisionLookup
+         */
+        export function serviceRevisionLookupProvideDefaults(val: ServiceRevisionLookup): ServiceRevisionLookup {
+            return {
+                ...val,
+                spec: outputs.compute.v1alpha1.serviceRevisionSpecProvideDefaults(val.spec),
+            };
+        }
+
+        /**
          * The serving configuration of one revision, and the bundle it runs. Immutable. A service runs in backend mode or in filter mode, so backend and filter are mutually exclusive: remove filter to run in backend mode, or remove backend to run as a filter. Names in env and in bindings are unique within their list: rename or remove the duplicate. A ServiceRevision runs an exact artifact: set spec.bundle.digest to the pushed bundle's "sha256:<64 hex>".
          */
         export interface ServiceRevisionSpec {
@@ -656,6 +734,33 @@ export namespace core {
              * Log response bodies.
              */
             responseBodyEnabled: boolean;
+        }
+
+        /**
+         * A Proxy as a lookup returns it.
+         */
+        export interface ProxyLookup {
+            /**
+             * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+             */
+            metadata: outputs.meta.v1.ObjectMeta;
+            /**
+             * The desired state, written by clients.
+             */
+            spec: outputs.core.v1alpha2.ProxySpec;
+            /**
+             * The observed state, written by the server's controller through the status subresource (`/status`; conditions in the Kubernetes shape, observedGeneration). A write to the object itself ignores it.
+             */
+            status: any;
+        }
+        /**
+         * proxyLookupProvideDefaults sets the appropriate defaults for ProxyLookup
+         */
+        export function proxyLookupProvideDefaults(val: ProxyLookup): ProxyLookup {
+            return {
+                ...val,
+                spec: outputs.core.v1alpha2.proxySpecProvideDefaults(val.spec),
+            };
         }
 
         /**

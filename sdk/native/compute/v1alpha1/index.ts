@@ -16,6 +16,16 @@ export const getServiceRevision: typeof import("./getServiceRevision").getServic
 export const getServiceRevisionOutput: typeof import("./getServiceRevision").getServiceRevisionOutput = null as any;
 utilities.lazyLoad(exports, ["getServiceRevision","getServiceRevisionOutput"], () => require("./getServiceRevision"));
 
+export { ListServiceRevisionsArgs, ListServiceRevisionsResult, ListServiceRevisionsOutputArgs } from "./listServiceRevisions";
+export const listServiceRevisions: typeof import("./listServiceRevisions").listServiceRevisions = null as any;
+export const listServiceRevisionsOutput: typeof import("./listServiceRevisions").listServiceRevisionsOutput = null as any;
+utilities.lazyLoad(exports, ["listServiceRevisions","listServiceRevisionsOutput"], () => require("./listServiceRevisions"));
+
+export { ListServicesArgs, ListServicesResult, ListServicesOutputArgs } from "./listServices";
+export const listServices: typeof import("./listServices").listServices = null as any;
+export const listServicesOutput: typeof import("./listServices").listServicesOutput = null as any;
+utilities.lazyLoad(exports, ["listServices","listServicesOutput"], () => require("./listServices"));
+
 export { ServiceArgs } from "./service";
 export type Service = import("./service").Service;
 export const Service: typeof import("./service").Service = null as any;

@@ -11,6 +11,11 @@ export const getProxy: typeof import("./getProxy").getProxy = null as any;
 export const getProxyOutput: typeof import("./getProxy").getProxyOutput = null as any;
 utilities.lazyLoad(exports, ["getProxy","getProxyOutput"], () => require("./getProxy"));
 
+export { ListProxiesArgs, ListProxiesResult, ListProxiesOutputArgs } from "./listProxies";
+export const listProxies: typeof import("./listProxies").listProxies = null as any;
+export const listProxiesOutput: typeof import("./listProxies").listProxiesOutput = null as any;
+utilities.lazyLoad(exports, ["listProxies","listProxiesOutput"], () => require("./listProxies"));
+
 export { ProxyArgs } from "./proxy";
 export type Proxy = import("./proxy").Proxy;
 export const Proxy: typeof import("./proxy").Proxy = null as any;
