@@ -5,6 +5,7 @@
 import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { audit } from "./audit";
 import { annotation, placement, summary } from "./github";
 import { findings, sourceLocations } from "./preview-results";
 import { mintingServices, revisionsSummary } from "./revisions";
@@ -36,9 +37,25 @@ function main(): void {
   if (values.summary) appendFileSync(values.summary, `${summary(found)}\n${revisions}`);
 }
 
-try {
-  main();
-} catch (error: unknown) {
+const fail = (error: unknown, status: number) => {
   console.error(`exampledev-policy-report: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
+  process.exitCode = status;
+};
+
+if (process.argv[2] === "audit") {
+  // `audit`: the live objects of an API, judged by the pack (policies/report/audit.ts); exits 0, 1 or 2.
+  audit(process.argv.slice(3)).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    // 1 says "mandatory violations": an audit that could not judge (a usage error, a configuration error, an
+    // API it cannot read) exits 2.
+    (error: unknown) => fail(error, 2),
+  );
+} else {
+  try {
+    main();
+  } catch (error: unknown) {
+    fail(error, 1);
+  }
 }
