@@ -177,13 +177,14 @@ const NOT_IN_PACK = "not in the pack";
 
 function policyTable(): string {
   const rank = (level: string | undefined) => ["mandatory", "advisory", "disabled"].indexOf(level ?? "");
-  const stackPolicies = new Set<unknown>(STACK_POLICIES);
+  // By name: the pack serves each policy wrapped with its exemptions (policies/exemptions.ts).
+  const stackPolicies = new Set<string>(STACK_POLICIES.map(({ name }) => name));
   const rows = [...POLICIES]
     .sort((a, b) => rank(a.enforcementLevel) - rank(b.enforcementLevel))
     .map((policy) => [
       code(policy.name),
       policy.enforcementLevel ?? "advisory",
-      (stackPolicies.has(policy) ? "**Stack policy:** " : "") + markdown(policy.description),
+      (stackPolicies.has(policy.name) ? "**Stack policy:** " : "") + markdown(policy.description),
     ]);
   const changes = RULES.filter((rule) => rule.change).map((rule) => [
     code(rule.id),
