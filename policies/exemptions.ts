@@ -274,3 +274,20 @@ export function withExemptions<P extends ResourceValidationPolicy | StackValidat
     },
   } as P;
 }
+
+const NOTICE = /^exempted until (\d{4}-\d{2}-\d{2}) \(owner (.*?)\): (.*?); the violation: (.*)$/s;
+
+/**
+ * The exemption an advisory notice names (what `exemptionNotice` wrote, read back from a preview's events,
+ * where the CLI keeps only the message): for the pull-request report's own section.
+ */
+export function parseExemptionNotice(
+  message: string,
+): { expires: string; owner: string; reason: string; violation: string } | undefined {
+  const line = message.split("\n").findIndex((text) => text.startsWith("exempted until "));
+  if (line < 0) return undefined;
+  const match = NOTICE.exec(message.split("\n").slice(line).join("\n"));
+  if (!match) return undefined;
+  const [, expires = "", owner = "", reason = "", violation = ""] = match;
+  return { expires, owner, reason, violation };
+}

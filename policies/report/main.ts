@@ -6,6 +6,7 @@ import "../../sdk/shared/node-version"; // first: fails on a Node older than the
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { audit } from "./audit";
+import { exemptionsSummary } from "./exemptions";
 import { annotation, placement, summary } from "./github";
 import { findings, sourceLocations } from "./preview-results";
 import { mintingServices, revisionsSummary } from "./revisions";
@@ -34,7 +35,8 @@ function main(): void {
   for (const { finding, place } of found) console.log(annotation(finding, place));
   // Beside the findings: the Services whose change mints a revision, and why (a shared template's blast radius).
   const revisions = revisionsSummary(mintingServices(previewJson));
-  if (values.summary) appendFileSync(values.summary, `${summary(found)}\n${revisions}`);
+  const exempted = exemptionsSummary(found.map(({ finding }) => finding));
+  if (values.summary) appendFileSync(values.summary, `${summary(found)}\n${exempted}\n${revisions}`);
 }
 
 const fail = (error: unknown, status: number) => {

@@ -3,12 +3,14 @@ import { describe, expect, it } from "vitest";
 import {
   type Exemption,
   exemptionMatches,
+  exemptionNotice,
   isExemptedReport,
   judge,
   readExemptions,
   withExemptions,
 } from "../../policies/exemptions";
 import { POLICIES } from "../../policies/policies";
+import { exemptionsSummary } from "../../policies/report/exemptions";
 import { exampleResource, specWith } from "./fixtures";
 import { testUrn } from "./harness";
 
@@ -158,5 +160,18 @@ describe("exemptions", () => {
       (message: unknown) => seen.push(message),
     );
     expect(seen.map(isExemptedReport)).toEqual([true, false]);
+  });
+});
+
+describe("the pull-request report's exemptions section", () => {
+  it("lists each exempted violation the preview reported, with reason, owner and expiry", () => {
+    const message = `description\n${exemptionNotice('Proxy "edge": spec.x: bad', live)}`;
+    const text = exemptionsSummary([
+      { source: "drain-minimum", level: "advisory", urn: "urn:pulumi:s::p::t::edge", message },
+      { source: "drain-minimum", level: "mandatory", urn: "urn:pulumi:s::p::t::other", message: "bad" },
+    ]);
+    expect(text).toContain("| `drain-minimum` | edge | 2026-09-30 | team-edge | migrating in Q3 |");
+    expect(text).not.toContain("other");
+    expect(exemptionsSummary([])).toContain("No violation was exempted.");
   });
 });
