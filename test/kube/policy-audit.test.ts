@@ -4,13 +4,19 @@
 // policy and name, honours an exemption, reports an expired one as such, refuses a reasonless one, prints
 // SARIF that the SARIF 2.1.0 schema accepts, and writes nothing.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KINDS } from "../../sdk/schema";
+import { parse } from "yaml";
+import { kubeClient } from "../../kube/client";
+import type { Identity } from "../../kube/identities";
+import { installIdentity } from "../../kube/install";
+import { kubeconfigYaml } from "../../kube/kubeconfig";
+import { createClient, ForbiddenError } from "../../sdk/client";
+import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../../sdk/schema";
 import { BACKENDS, type Backend, startBackend, storedVersions } from "../helpers/backends";
 import { VALID_SPECS } from "../policy/fixtures";
 
@@ -31,6 +37,25 @@ function sarifValidator() {
   addFormats(ajv);
   return ajv.compile(schema);
 }
+
+/** An identity for audits: it may get, list and watch the three kinds, and nothing else. */
+const AUDITOR: Identity = {
+  name: "exampledev-policy-auditor",
+  namespace: SECRETS_NAMESPACE,
+  clusterRules: KIND_NAMES.map((kind) => ({
+    apiGroups: [KINDS[kind].group],
+    resources: [KINDS[kind].plural],
+    verbs: ["get", "list", "watch"],
+  })),
+  namespaceRules: [],
+};
+
+const proxy = (name: string) => ({
+  apiVersion: KINDS.Proxy.apiVersion,
+  kind: "Proxy",
+  metadata: { name },
+  spec: structuredClone(VALID_SPECS.Proxy),
+});
 
 const service = (name: string, repo: string) => ({
   apiVersion: KINDS.Service.apiVersion,
@@ -70,7 +95,9 @@ describe.each(BACKENDS)("exampledev-policy-report audit on the %s backend", (bac
   function audit(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
     const env = { ...process.env };
     for (const key of Object.keys(env)) if (key.startsWith("EXAMPLEDEV_")) delete env[key];
-    const child = spawn(NODE, [MAIN, "audit", ...access, ...args], { env });
+    // A test that names its own --kubeconfig audits as that identity instead of the admin.
+    const identity = args.includes("--kubeconfig") ? [] : access;
+    const child = spawn(NODE, [MAIN, "audit", ...identity, ...args], { env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -94,12 +121,7 @@ describe.each(BACKENDS)("exampledev-policy-report audit on the %s backend", (bac
     const baseUrl = backend.config["exampledev:baseUrl"]?.value;
     access = kubeconfig !== undefined ? ["--kubeconfig", kubeconfig] : ["--base-url", String(baseUrl)];
     const { client } = backend;
-    await client.proxies.create({
-      apiVersion: KINDS.Proxy.apiVersion,
-      kind: "Proxy",
-      metadata: { name: "audit-proxy" },
-      spec: structuredClone(VALID_SPECS.Proxy),
-    } as never);
+    await client.proxies.create(proxy("audit-proxy") as never);
     for (const [name, repo] of [
       ["audit-docker", "docker.io/someone/web"],
       ["legacy-web", "docker.io/someone/legacy"],
@@ -149,6 +171,45 @@ describe.each(BACKENDS)("exampledev-policy-report audit on the %s backend", (bac
     // Nothing was written: every stored object keeps its resourceVersion.
     expect(await storedVersions(backend.client)).toEqual(before);
   });
+
+  it.runIf(backendName === "kube")(
+    "runs as an identity that may only get, list and watch the three kinds (RBAC: no write verb)",
+    async () => {
+      const admin = parse(readFileSync(access[1] as string, "utf8"));
+      const server: string = admin.clusters[0].cluster.server;
+      const ca = Buffer.from(admin.clusters[0].cluster["certificate-authority-data"], "base64").toString();
+      const token = await installIdentity(
+        kubeClient(server, admin.users[0].user.token, ca, "policy-audit-test"),
+        AUDITOR,
+      );
+      // The identity can write nothing: kube-apiserver refuses it (403) before any admission.
+      const readOnly = createClient({ baseUrl: server, token, ca });
+      try {
+        await expect(readOnly.proxies.create(proxy("audit-forbidden") as never)).rejects.toBeInstanceOf(
+          ForbiddenError,
+        );
+      } finally {
+        await readOnly.close();
+      }
+      const auditorConfig = path.join(dir, "auditor.kubeconfig");
+      writeFileSync(
+        auditorConfig,
+        kubeconfigYaml(server, ca, { name: AUDITOR.name, credentials: { token } }),
+      );
+      const { status, stdout, stderr } = await audit(
+        "--kubeconfig",
+        auditorConfig,
+        "--policy-pack-config",
+        write("config.json", CONFIG),
+        "--format",
+        "json",
+      );
+      // The same findings as the admin's audit: everything the audit does, a read-only identity may do.
+      expect(status, stderr).toBe(1);
+      expect(JSON.parse(stdout)).toMatchObject({ objects: 5 });
+      expect(JSON.parse(stdout).violations).toHaveLength(3);
+    },
+  );
 
   it("prints text grouped by policy, and exits 0 when nothing mandatory is broken", async () => {
     const text = await audit("--policy-pack-config", write("config.json", CONFIG));
