@@ -3,6 +3,7 @@
 // fields come from the walk the defaults table uses (schema-fields.ts); types, words, rules and secrets from
 // the schema's own data, as the OpenAPI documents (sdk/schema/openapi.ts) read them.
 import { z } from "zod";
+import { packageSchema } from "../../provider/native/package-schema";
 import { TYPE_TOKENS } from "../../sdk/resources";
 import {
   KIND_NAMES,
@@ -24,7 +25,7 @@ import { type SchemaField, schemaFields } from "./schema-fields";
 
 export const REFERENCE_FILE = "docs/reference.md";
 export const REFERENCE_SOURCE =
-  "the zod schema (sdk/schema: fields, defaults, descriptions, RULES, SECRET_FIELDS; scripts/lib/reference.ts)";
+  "the zod schema (sdk/schema: fields, defaults, descriptions, RULES, SECRET_FIELDS; scripts/lib/reference.ts) and the native package schema's functions (provider/native/package-schema.ts)";
 
 type Schema = z.core.$ZodType;
 
@@ -191,6 +192,71 @@ function kindSection(kind: KindName, fields: readonly SchemaField[]): string {
   ].join("\n");
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Functions
+
+interface FunctionProperty {
+  type?: string;
+  items?: { $ref?: string };
+  $ref?: string;
+  description?: string;
+}
+
+interface SchemaFunction {
+  description: string;
+  inputs: { properties: Record<string, FunctionProperty>; required?: string[] };
+  outputs: { properties: Record<string, FunctionProperty>; required?: string[] };
+}
+
+/** A property's type as the tables write it: `string`, `ServiceLookup[]`, `Service spec` for a reference. */
+function propertyType(property: FunctionProperty): string {
+  const ref = property.$ref ?? property.items?.$ref;
+  const named = ref?.split(/[/:]/).pop();
+  if (property.type === "array") return `${named ?? "unknown"}[]`;
+  return property.type ?? named ?? "object";
+}
+
+/**
+ * The lookup functions, from the native package schema (the one list both paths serve): each with its token,
+ * its TypeScript names in `@exampledev/pulumi`, its arguments and what it returns.
+ */
+function functionsSection(): string {
+  const functions = packageSchema("0.0.0").functions as Record<string, SchemaFunction>;
+  const sections = Object.entries(functions).map(([token, fn]) => {
+    const name = token.split(":").pop() as string;
+    const required = new Set(fn.inputs.required ?? []);
+    const inputs = Object.entries(fn.inputs.properties).map(([property, info]) => [
+      code(property),
+      propertyType(info),
+      required.has(property) ? "required" : "optional",
+      markdown(info.description ?? ""),
+    ]);
+    const outputs = Object.entries(fn.outputs.properties).map(([property, info]) => [
+      code(property),
+      propertyType(info),
+      markdown(info.description ?? ""),
+    ]);
+    return [
+      `### ${name}`,
+      "",
+      `${markdown(fn.description)} TypeScript: ${code(`${name}(args)`)} (a promise) and ${code(`${name}Output(args)`)}`,
+      `(Inputs in, an Output out) from ${code("@exampledev/pulumi")}; native package: ${code(token)}.`,
+      "",
+      table(["argument", "type", "", "description"], inputs),
+      "",
+      table(["result", "type", "description"], outputs),
+    ].join("\n");
+  });
+  return [
+    "## Functions",
+    "",
+    "Functions that read objects a stack does not manage ([Look up existing objects](lookups.md), with an",
+    "example of each). They read the provider's settings from the stack configuration and work at preview.",
+    "",
+    ...sections.flatMap((section) => [section, ""]),
+  ].join("\n");
+}
+
 /** The whole of docs/reference.md. */
 export function referencePage(): string {
   const fields = schemaFields();
@@ -232,5 +298,6 @@ export function referencePage(): string {
       ),
       "",
     ]),
+    functionsSection(),
   ].join("\n");
 }
