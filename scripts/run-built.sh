@@ -7,11 +7,10 @@
 #
 #   bash scripts/run-built.sh dist/server/main.js [args...]
 #
-# Freshness: dist/.build-stamp records when this script last started a successful build. dist/ is current
-# when the entry point exists and no build input (.ts and .json files under the compiled folders, the
-# tsconfigs, package.json) nor any of those folders (an added, renamed or deleted file) changed after the
-# stamp. A build run some other way (`npm run build`) leaves the stamp alone, which costs one extra build at
-# the next start, never a stale one.
+# Freshness: dist/.build-stamp records when the last successful `npm run build` started (scripts/build.sh
+# writes it, whoever ran the build). dist/ is current when the entry point exists and no build input (.ts and
+# .json files under the compiled folders, the tsconfigs, package.json) nor any of those folders (an added,
+# renamed or deleted file) changed after the stamp.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 entry=${1:?usage: run-built.sh <dist entry point> [args...]}
@@ -29,15 +28,10 @@ stale() {
 
 if stale; then
   echo "[run-built] dist/ is missing or older than the sources: npm run build" >&2
-  # Stamp the time the build starts: a source saved during the build is newer, and triggers the next one.
-  mkdir -p "$repo/dist"
-  next=$(mktemp "$repo/dist/.build-stamp.XXXXXX")
   (cd "$repo" && npm run build >&2) || {
-    rm -f "$next"
     echo "[run-built] the build failed; not starting $entry" >&2
     exit 1
   }
-  mv -f "$next" "$stamp"
 fi
 
 node="$repo/node_modules/.bin/node"
