@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run server`, `npm run controller`, `npm run webhook`, `npm run kube` and `npm run registry`: runs a compiled entry point
+# `npm run server`, `controller`, `webhook`, `kube`, `registry` and `policy-report`: runs a compiled entry point
 # of the package with the pinned Node, building first only when dist/ is missing or older than the sources,
 # and then becomes that Node process
 # (`exec`), so the process you started is the server itself once npm is gone from the picture: a single
