@@ -7,10 +7,6 @@ const suite = (name: string, timeout: number) => ({
 
 export default defineConfig({
   test: {
-    // Two files at a time on CI's 2 cores (vitest's default there is one): most of an e2e or kube file's time
-    // is spent waiting on other processes (the Pulumi CLI, kube-apiserver, the controller), which another
-    // file's work fills. Every test starts its own servers on free ports, so files do not share state.
-    maxWorkers: 2,
     projects: [
       suite("unit", 10_000),
       suite("api", 30_000),
