@@ -2,6 +2,7 @@
 // change replaces the object. The engine prints them (`~ spec.template.spec.env[0].value`) instead of
 // whole top-level values.
 import { isDeepStrictEqual } from "node:util";
+import { jsonPath } from "../../sdk/schema/minting";
 import { isRecord } from "../../sdk/shared/records";
 import type { Path } from "./wire-secrets";
 
@@ -13,18 +14,8 @@ export interface PropertyChange {
   replace: boolean;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** A Pulumi property path: `spec.template.spec.env[0].value`, `metadata.labels["app.example.dev/tier"]`. */
-export function propertyPath(path: Path): string {
-  return path
-    .map((segment, index) => {
-      if (typeof segment === "number") return `[${segment}]`;
-      if (!IDENTIFIER.test(segment)) return `[${JSON.stringify(segment)}]`;
-      return index === 0 ? segment : `.${segment}`;
-    })
-    .join("");
-}
+/** A Pulumi property path is the schema's JSON path: `metadata.labels["app.example.dev/tier"]`. */
+export const propertyPath: (path: Path) => string = jsonPath;
 
 /** The leaf paths where `before` and `after` differ; objects and lists are compared member by member. */
 function changedPaths(before: unknown, after: unknown, path: Path, found: [Path, ChangeKind][]): void {
