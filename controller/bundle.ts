@@ -6,14 +6,14 @@
 // never in the sync: a sync whose answer is not in yet is told what it waits for, and the answer queues
 // the Service again.
 import { createHash } from "node:crypto";
+import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "../builder/oci";
+import { parseRepository } from "../builder/oci/reference";
 import type { BundleRef, GitSource, ServiceSource } from "../sdk/schema";
 import { type BuildStatus, CONDITION_REASONS } from "../sdk/schema/status";
-import type { GitSources } from "./git";
+import type { GitSources } from "./git-sources";
 import { type HostLanes, LanesStopped, type LaneWait } from "./lanes";
 import { canonicalJson } from "./naming";
 import type { KubeObject } from "./objects";
-import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./oci";
-import { parseRepository } from "./oci/reference";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
 

@@ -5,14 +5,15 @@
 // the sync is idempotent. Registries are asked in per-host lanes beside the workers (lanes.ts), never in
 // them: a Service whose registry hangs waits in its host's lane, and every other Service is synced meanwhile. The controller's own writes come back as events too (assumed into the cache as
 // the server answered them): the sync they queue finds the state as it would write it and writes nothing.
+
+import type { CredentialsFile } from "../builder/credentials";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { BundleSources } from "./bundle";
 import type { Cluster } from "./cluster";
 import type { ConditionState } from "./conditions";
-import type { CredentialsFile } from "./credentials";
 import { ProxyDrain } from "./drain";
 import { serviceKeyOf } from "./events";
-import { type GitOptions, GitSources } from "./git";
+import { type GitOptions, GitSources } from "./git-sources";
 import type { InformerHandlers } from "./informer";
 import { HostLanes, type LaneOptions } from "./lanes";
 import { type ControllerLogger, silentLogger } from "./logger";
@@ -25,24 +26,18 @@ import { DEFAULT_GATEWAY } from "./status";
 import { ServiceSync } from "./sync";
 import { DEFAULT_TAG_POLL_INTERVAL_MS, startTagPoll } from "./tag-poll";
 
-export type { ServiceStatus } from "../sdk/schema/status";
-export { type Cluster, clusterOf, type KindCache } from "./cluster";
-export type { Condition, ConditionStatus } from "./conditions";
 export {
   CREDENTIALS_FLAG,
   CredentialsFile,
   type CredentialsLookup,
   type CredentialsSource,
   NO_CREDENTIALS_FILE,
-} from "./credentials";
-export {
-  GIT_DEFAULTS,
-  type GitOptions,
-  type GitSources,
-  type HookEvent,
-  type HookResult,
-  parseHookEvent,
-} from "./git";
+} from "../builder/credentials";
+export { type HookEvent, parseHookEvent } from "../builder/git";
+export type { ServiceStatus } from "../sdk/schema/status";
+export { type Cluster, clusterOf, type KindCache } from "./cluster";
+export type { Condition, ConditionStatus } from "./conditions";
+export { GIT_DEFAULTS, type GitOptions, type GitSources, type HookResult } from "./git-sources";
 export { LANE_DEFAULTS, type LaneOptions } from "./lanes";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";

@@ -1,8 +1,6 @@
-/** The logging calls the controller makes; a fastify (pino) logger satisfies it. Never given secrets. */
-export interface ControllerLogger {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
+import type { Logger } from "../builder/logger";
+
+/** The logging calls the controller makes: the builder's, so one logger serves both. Never given secrets. */
+export type ControllerLogger = Logger;
 
 export const silentLogger: ControllerLogger = { info() {}, warn() {}, error() {} };

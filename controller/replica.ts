@@ -1,9 +1,9 @@
 // One replica of the controller as the commands run it (`exampledev-controller`, `npm run kube`): a client
 // from the connection, the credentials file, a replica identity, and the controller under leader election.
 import type { Logger } from "pino";
+import { CredentialsFile } from "../builder/credentials";
 import { type ClientOptions, createClient } from "../sdk/client";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
-import { CredentialsFile } from "./credentials";
 import { type ElectedController, runElectedController } from "./elected";
 import type { ControllerSettings } from "./flags";
 import { DEFAULT_LEASE_NAME, replicaIdentity } from "./leader-election";

@@ -2,18 +2,18 @@
 // what is missing, delete what the history limit no longer keeps, bring previews in line, then compute
 // status from what those writes left and write it only when it differs.
 import { isDeepStrictEqual } from "node:util";
+import type { ResolveOptions } from "../builder/oci";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../sdk/schema";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { timestamp } from "../sdk/shared/time";
 import { type BundleOutcome, BundleSources, type ResolvedTag } from "./bundle";
 import { type Cluster, hasReason } from "./cluster";
 import type { ConditionState } from "./conditions";
-import type { GitSources } from "./git";
+import type { GitSources } from "./git-sources";
 import { revisionsToPrune } from "./history";
 import type { LaneWait } from "./lanes";
 import type { ControllerLogger } from "./logger";
 import type { KubeObject } from "./objects";
-import type { ResolveOptions } from "./oci";
 import { controllingService, desiredRevision, isControlledBy, type PinnedBundle } from "./revision";
 import {
   acceptedCondition,

@@ -2,9 +2,9 @@
 // on the field. What this server may fetch (`--git-allow`) is judged by its controller, in the Accepted
 // condition, as it depends on the server's flags and on the file system.
 
-import { malformedUrl, URL_FIELD } from "../../controller/git/url";
+import { malformedUrl, URL_FIELD } from "../../builder/git/url";
+import type { StatusCause } from "../../sdk/errors";
 import type { KindName } from "../../sdk/schema";
-import type { StatusCause } from "../errors";
 
 function gitUrlOf(spec: unknown): unknown {
   const source = (spec as { source?: { git?: { url?: unknown } } } | undefined)?.source;

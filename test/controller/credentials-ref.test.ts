@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCredentialsFile } from "../../controller/credentials";
+import { parseCredentialsFile } from "../../builder/credentials";
 import type { OCICredentialsRefInput, ServiceSpecInput } from "../../sdk/schema";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 import { pathOf, startTestServer, type TestServer } from "../helpers/server";

@@ -4,7 +4,7 @@
 import { gunzipSync } from "node:zlib";
 import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "../../controller/git";
+import { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "../../builder/git";
 import { startGitDaemon, TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { startTestServer, type TestServer } from "../helpers/server";

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exportTree } from "../../controller/git/checkout";
-import { BuildFailure } from "../../controller/git/failure";
+import { exportTree } from "../../builder/git/checkout";
+import { BuildFailure } from "../../builder/git/failure";
 import { TestRepo } from "../helpers/git";
 
 describe("exportTree", () => {

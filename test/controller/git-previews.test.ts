@@ -2,7 +2,12 @@
 // request, owned by the parent, built and minted like any Service; deleted when the branch goes, the pull
 // request closes, the head idles past ttl, or the parent is deleted; never taking a foreign Service's name.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, parentLabel, previewName } from "../../controller/git";
+import {
+  PREVIEW_BRANCH_ANNOTATION,
+  PREVIEW_LABELS,
+  parentLabel,
+  previewName,
+} from "../../controller/git-sources";
 import { labelValueProblem } from "../../sdk/schema";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { previewName } from "../../controller/git";
+import { previewName } from "../../controller/git-sources";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { call, pathOf, startTestServer, type TestServer } from "../helpers/server";

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { GitAllowList, malformedUrl } from "../../controller/git/url";
+import { GitAllowList, malformedUrl } from "../../builder/git/url";
 import { locate, repositoryKey } from "../../sdk/shared/repository-url";
 
 const FIELD = "spec.source.git.url";

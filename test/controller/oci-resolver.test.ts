@@ -9,7 +9,7 @@ import {
   type ResolveResult,
   registryBaseUrl,
   resolveBundle,
-} from "../../controller/oci";
+} from "../../builder/oci";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 import { requestToken, startTokenServer, type TokenServer } from "../helpers/token-server";
 

@@ -5,14 +5,14 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { serverMessage } from "../../controller/oci/failure";
+import { serverMessage } from "../../builder/oci/failure";
 import { redact } from "../../sdk/errors/redact";
 import type { OCICredentialsInput } from "../../sdk/schema";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { ServiceApi } from "./api";
 
 const PATH = "team/app";
-/** Where the resolver cuts what a server said (MAX_DETAIL_LENGTH in controller/oci/failure.ts). */
+/** Where the resolver cuts what a server said (MAX_DETAIL_LENGTH in builder/oci/failure.ts). */
 const CUT = 300;
 /** How many characters of the secret would survive the cut if it came before redaction. */
 const LEAK = 12;

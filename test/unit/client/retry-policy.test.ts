@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OCI_RETRY } from "../../../controller/oci/retry";
+import { OCI_RETRY } from "../../../builder/oci/retry";
 import { DEFAULT_RETRY } from "../../../sdk/client/retry";
 import {
   backoff,

@@ -1,5 +1,6 @@
 // The controller is a client like any other: everything it loads, followed import by import from each of
-// its files, is its own folder, `sdk/` or a package, and nothing of `server/`.
+// its files, is its own folder, the builder, the command-line plumbing (`cli/`), `sdk/` or a package, and nothing of `server/`. The builder is a
+// library under it: `sdk/` and packages only.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import ts from "typescript";
@@ -41,18 +42,31 @@ function localImports(file: string): string[] {
     });
 }
 
-it("loads nothing of server/: only controller/, sdk/ and packages", () => {
+/** Every file a folder's files load, followed import by import, relative to the root. */
+function loadedBy(folder: string): string[] {
   const seen = new Set<string>();
-  const pending = sourceFiles(join(ROOT, "controller"));
+  const pending = sourceFiles(join(ROOT, folder));
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (seen.has(file)) continue;
     seen.add(file);
     pending.push(...localImports(file));
   }
-  const outside = [...seen]
-    .map((file) => relative(ROOT, file))
-    .filter((file) => !file.startsWith("controller/") && !file.startsWith("sdk/"));
-  expect(outside).toEqual([]);
-  // The scan did follow imports into sdk/.
-  expect([...seen].some((file) => relative(ROOT, file).startsWith("sdk/client/"))).toBe(true);
+  return [...seen].map((file) => relative(ROOT, file));
+}
+
+const outside = (files: string[], allowed: string[]) =>
+  files.filter((file) => !allowed.some((folder) => file.startsWith(`${folder}/`)));
+
+it("the controller loads nothing of server/: only controller/, builder/, cli/, sdk/ and packages", () => {
+  const loaded = loadedBy("controller");
+  expect(outside(loaded, ["controller", "builder", "cli", "sdk"])).toEqual([]);
+  // The scan did follow imports into sdk/ and builder/.
+  expect(loaded.some((file) => file.startsWith("sdk/client/"))).toBe(true);
+  expect(loaded.some((file) => file.startsWith("builder/oci/"))).toBe(true);
+});
+
+it("the builder is a library: only builder/, sdk/ and packages, never controller/", () => {
+  const loaded = loadedBy("builder");
+  expect(outside(loaded, ["builder", "sdk"])).toEqual([]);
+  expect(loaded.some((file) => file.startsWith("sdk/schema/"))).toBe(true);
 });

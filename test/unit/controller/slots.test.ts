@@ -1,7 +1,7 @@
 // The build slots' queue: a waiting build is told how many builds wait ahead of it, at once and then only
 // when that number changes (a build ahead got a slot, or stopped waiting).
 import { describe, expect, it } from "vitest";
-import { Slots } from "../../../controller/git/slots";
+import { Slots } from "../../../builder/git/slots";
 
 describe("Slots", () => {
   it("tells each waiting build its place when it queues and whenever the place changes", async () => {

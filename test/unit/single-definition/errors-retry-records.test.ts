@@ -41,7 +41,7 @@ function parse(file: string, text: string): Source {
   return { file, tree: ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true) };
 }
 
-const SOURCES: Source[] = ["sdk", "controller", "server", "provider", "policies"]
+const SOURCES: Source[] = ["sdk", "builder", "controller", "server", "provider", "policies"]
   .flatMap(sourceFiles)
   .map((file) => parse(file, readFileSync(join(ROOT, file), "utf8")));
 
@@ -268,7 +268,7 @@ test("the home modules hold what the others import", () => {
   for (const name of ["redact", "redactValues"]) expect(declared(HOME.redact)).toContain(name);
 });
 
-test("the client transport and the controller's OCI calls both use the one retry policy", () => {
+test("the client transport and the builder's OCI calls both use the one retry policy", () => {
   const importers = SOURCES.filter(({ tree }) =>
     tree.statements.some(
       (statement) =>
@@ -278,7 +278,7 @@ test("the client transport and the controller's OCI calls both use the one retry
     ),
   ).map(({ file }) => file);
   expect(importers).toEqual(
-    expect.arrayContaining(["sdk/client/retry.ts", "sdk/client/transport.ts", "controller/oci/http.ts"]),
+    expect.arrayContaining(["sdk/client/retry.ts", "sdk/client/transport.ts", "builder/oci/http.ts"]),
   );
 });
 
@@ -349,7 +349,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "retryPolicies",
-    file: "controller/oci/retry.ts",
+    file: "builder/oci/retry.ts",
     text: `export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
       if (value === undefined || value.trim() === "") return undefined;
       if (/^\\d+$/.test(value.trim())) return Number(value) * 1000;
@@ -366,7 +366,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "retryPolicies",
-    file: "controller/oci/retry.ts",
+    file: "builder/oci/retry.ts",
     text: `export function retryDelay(retry: number): number {
       const ceiling = Math.min(10_000, 250 * 2 ** retry);
       return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
@@ -386,7 +386,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "redactions",
-    file: "controller/oci/failure.ts",
+    file: "builder/oci/failure.ts",
     text: `const REDACTED = "<redacted>";`,
   },
   {

@@ -13,7 +13,7 @@ import {
   OCICredentialsSchema,
 } from "../sdk/schema";
 import { CONDITION_REASONS } from "../sdk/schema/status";
-import type { ControllerLogger } from "./logger";
+import type { Logger } from "./logger";
 
 /** The server flag that names the file, as messages tell users to use it. */
 export const CREDENTIALS_FLAG = "--credentials";
@@ -134,7 +134,7 @@ export class CredentialsFile implements CredentialsSource {
 
   constructor(
     readonly path: string,
-    private readonly log: ControllerLogger,
+    private readonly log: Logger,
   ) {
     this.current();
     watchFile(path, { interval: WATCH_INTERVAL_MS, persistent: false }, this.changed);
@@ -148,7 +148,7 @@ export class CredentialsFile implements CredentialsSource {
   };
 
   /** A file that cannot be used at start is an error the operator sees at once. */
-  static open(path: string, log: ControllerLogger): CredentialsFile {
+  static open(path: string, log: Logger): CredentialsFile {
     const file = new CredentialsFile(path, log);
     const loaded = file.current();
     if (!loaded.ok) {

@@ -1,10 +1,11 @@
 // The `SourceReady` condition of a git-sourced Service: how the last fetch of its repository ended, in the
 // failure's own (redacted) words, so an unreachable repository, a URL the server refuses, refused
 // credentials or a missing branch show in status within one poll instead of only in the server's log.
+
+import type { FetchFailure, FetchFailureReason } from "../../builder/git";
+import { branchRef, missingBranch, type RefSnapshot } from "../../builder/git";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
 import type { ConditionState } from "../conditions";
-import type { FetchFailure, FetchFailureReason } from "./failure";
-import { branchRef, missingBranch, type RefSnapshot } from "./mirrors";
 
 const { Fetched, AwaitingFetch, FetchRefused, FetchCredentialsNotFound, BranchNotFound } =
   CONDITION_REASONS.SourceReady;

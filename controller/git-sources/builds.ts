@@ -4,19 +4,27 @@
 // controller's worker, a few at a time, each under a timeout; a build that changes phase or ends queues
 // its Service again, so the sync writes the news to status.
 import { createHash } from "node:crypto";
+import type { CredentialsSource } from "../../builder/credentials";
+import {
+  BuildFailure,
+  type BuildRequest,
+  type BuildResult,
+  branchRef,
+  buildMessage,
+  FetchFailure,
+  type GitAllowList,
+  KeyedLock,
+  type Mirrors,
+  runBuild,
+  Slots,
+  URL_FIELD,
+} from "../../builder/git";
 import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../sdk/schema";
 import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../sdk/schema/status";
-import type { CredentialsSource } from "../credentials";
 import type { ControllerLogger } from "../logger";
 import { canonicalJson } from "../naming";
 import type { KubeObject } from "../objects";
 import type { RejectionReason } from "../status";
-import { type BuildRequest, type BuildResult, runBuild } from "./build";
-import { BuildFailure, buildMessage, FetchFailure } from "./failure";
-import { KeyedLock } from "./keyed-lock";
-import { branchRef, type Mirrors } from "./mirrors";
-import { Slots } from "./slots";
-import { type GitAllowList, URL_FIELD } from "./url";
 
 const {
   AwaitingBuild,

@@ -4,22 +4,26 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../../builder/credentials";
+import {
+  GitAllowList,
+  type HookEvent,
+  type MirrorSource,
+  Mirrors,
+  mirrorKey,
+  repositoryKey,
+  URL_FIELD,
+} from "../../builder/git";
 import type { GitSource, ServiceSpec } from "../../sdk/schema";
 import type { KindCache } from "../cluster";
 import type { ConditionState } from "../conditions";
-import { type CredentialsSource, NO_CREDENTIALS_FILE } from "../credentials";
 import type { ControllerLogger } from "../logger";
 import type { KubeObject } from "../objects";
 import { GitBuilds, type GitState } from "./builds";
-import { type MirrorSource, Mirrors, mirrorKey } from "./mirrors";
 import { Previews, type PreviewsReport } from "./previews";
 import { sourceReadyCondition } from "./source-ready";
-import { GitAllowList, repositoryKey, URL_FIELD } from "./url";
-import type { HookEvent } from "./webhook";
 
-export { BUILD_ANNOTATIONS, BUNDLE_LAYER_TYPE } from "./build";
 export { PREVIEW_BRANCH_ANNOTATION, PREVIEW_LABELS, parentLabel, previewName } from "./previews";
-export { type HookEvent, parseHookEvent } from "./webhook";
 
 /** The server's settings for git sources (flags of `server/main.ts`). */
 export interface GitOptions {

@@ -7,6 +7,7 @@
 // closed pull request's preview back.
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+import { branchRef, type Mirrors, type RefSnapshot, repositoryKey } from "../../builder/git";
 import {
   applyDefaults,
   MAX_NAME_LENGTH,
@@ -20,8 +21,6 @@ import type { ControllerLogger } from "../logger";
 import { REVISION_HASH_LENGTH } from "../naming";
 import type { KubeObject } from "../objects";
 import { controllerReference, isControlledBy } from "../revision";
-import { branchRef, type Mirrors, type RefSnapshot } from "./mirrors";
-import { repositoryKey } from "./url";
 
 /** Labels of a preview Service: its parent's name and the branch (as a label value). */
 export const PREVIEW_LABELS = {
