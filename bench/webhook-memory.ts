@@ -1,5 +1,5 @@
 // The admission webhook's memory under the largest reviews (issue 36, point 2): for each of 1, 4 and 8 reviews
-// sent at once, a fresh `exampledev-admission-webhook` process (kube/admission/main.ts) over HTTPS, its RSS
+// sent at once, a fresh `exampledev-admission-webhook` process (webhook/main.ts) over HTTPS, its RSS
 // idle, its peak (VmHWM) and its RSS `afterMs` after, and the answers' status codes. A review is an UPDATE
 // (dry run) of a Proxy whose object and oldObject fill the body to just under the webhook's limit; such a
 // review calls no cluster (no secret fields), so the kubeconfig points nowhere.
@@ -15,7 +15,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
-import { makePki, signClientCert, signServingCert, WEBHOOK_CLIENT_USER } from "../kube/pki";
+import { makePki, signClientCert, signServingCert } from "../kube/pki";
+import { WEBHOOK_CLIENT_USER } from "../webhook/server";
 
 const REPO = path.resolve(__dirname, "..");
 const args = process.argv.slice(2);
@@ -71,7 +72,7 @@ async function run(dir: string, concurrent: number): Promise<Record<string, unkn
   ];
   // Compiled JavaScript measures what a pod runs (ts-node's compiler adds 200 MB and more to the RSS).
   const main = process.env.BENCH_WEBHOOK_MAIN;
-  const entry = main === undefined ? ["-r", "ts-node/register", "kube/admission/main.ts"] : [main];
+  const entry = main === undefined ? ["-r", "ts-node/register", "webhook/main.ts"] : [main];
   const child = spawn(process.execPath, [...entry, ...flags], {
     cwd: REPO,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true", NODE_PATH: path.join(REPO, "node_modules") },

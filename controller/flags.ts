@@ -1,14 +1,13 @@
 // The controller's command-line flags, shared by the two commands that run it: the local server
 // (`npm run server`, embedded) and `exampledev-controller` (against any Kubernetes API server). Each
-// command spreads CONTROLLER_FLAGS into its parseArgs options and turns the values into settings here.
-import { type ParseArgsConfig, parseArgs } from "node:util";
-import { PROXY_DRAIN_FINALIZER, parseDuration } from "../sdk/schema";
-import { GIT_DEFAULTS } from "./git";
+// command spreads CONTROLLER_FLAGS into its options (cli/flags.ts parses them) and turns the values into
+// settings here.
+import type { ParseArgsConfig } from "node:util";
+import { FlagError, LOG_LEVELS, type LogLevel, parseDurationFlag, parseList, parseSize } from "../cli/flags";
+import { PROXY_DRAIN_FINALIZER } from "../sdk/schema";
+import { GIT_DEFAULTS } from "./git-sources";
 import { DEFAULT_WORKERS } from "./index";
 import { DEFAULT_TAG_POLL_INTERVAL_MS } from "./tag-poll";
-
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const CONTROLLER_FLAGS = {
   "egress-gateways": { type: "string", default: "default" },
@@ -40,39 +39,6 @@ the finalizer ${PROXY_DRAIN_FINALIZER} on every Proxy and removes it that long a
 twice at once); registries are asked beside the workers, a few requests per host, so a registry that hangs
 holds up only the Services that name it.`;
 
-type FlagDefinitions = NonNullable<ParseArgsConfig["options"]>;
-
-/**
- * A command's arguments: its own `options`, the controller's flags and `--help` (which prints `usage` and
- * exits). An unknown flag throws.
- */
-export function parseCommandLine<Options extends FlagDefinitions>(
-  args: string[],
-  options: Options,
-  usage: string,
-  // Written out: the inferred type's declaration names a type parameter of @types/node's that is not in scope.
-): ReturnType<typeof parseArgs<CommandLine<Options>>>["values"] {
-  const config: CommandLine<Options> = {
-    args,
-    options: { ...options, ...CONTROLLER_FLAGS, ...HELP_FLAG },
-    strict: true,
-  };
-  const { values } = parseArgs(config);
-  if ((values as { help?: boolean }).help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  return values;
-}
-
-const HELP_FLAG = { help: { type: "boolean", default: false } } as const;
-
-interface CommandLine<Options extends FlagDefinitions> {
-  args: string[];
-  options: Options & typeof CONTROLLER_FLAGS & typeof HELP_FLAG;
-  strict: true;
-}
-
 /** The values parseArgs gives for CONTROLLER_FLAGS. */
 export interface ControllerFlagValues {
   "egress-gateways"?: string;
@@ -86,26 +52,6 @@ export interface ControllerFlagValues {
   "git-max-clone-size"?: string;
   "proxy-deletion-grace"?: string;
   "controller-workers"?: string;
-}
-
-/** A flag's value that cannot be used; the message names the flag. Commands print it with their usage. */
-export class FlagError extends Error {
-  override name = "FlagError";
-}
-
-/**
- * A command's options, or exit 2 with the message: followed by the usage when the flags are at fault (a
- * `FlagError`, or parseArgs' own refusal of an unknown or malformed flag).
- */
-export function parsedOrExit<T>(parse: () => T, usage: string): T {
-  try {
-    return parse();
-  } catch (error) {
-    const flags =
-      error instanceof FlagError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
-    console.error(`${(error as Error).message}${flags ? `\n${usage}` : ""}`);
-    process.exit(2);
-  }
 }
 
 /** What the flags give `startController` (with the credentials file still to open). */
@@ -136,19 +82,19 @@ export function controllerSettings(
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
     throw new FlagError(`--log-level: use one of ${LOG_LEVELS.join(", ")}`);
   if (values.credentials === "") throw new FlagError("--credentials: give the path of a YAML or JSON file");
-  const allow = list(values["git-allow"]);
+  const allow = parseList(values["git-allow"]);
   if (allow?.length === 0)
     throw new FlagError("--git-allow: name at least one URL prefix, or leave the flag out");
   return {
-    egressGateways: list(values["egress-gateways"]) ?? ["default"],
+    egressGateways: parseList(values["egress-gateways"]) ?? ["default"],
     logLevel: logLevel as LogLevel,
     ...(values.credentials !== undefined && { credentialsFile: values.credentials }),
-    tagPollIntervalMs: duration(
+    tagPollIntervalMs: parseDurationFlag(
       "tag-poll-interval",
       values["tag-poll-interval"],
       DEFAULT_TAG_POLL_INTERVAL_MS,
     ),
-    proxyDeletionGraceMs: duration(
+    proxyDeletionGraceMs: parseDurationFlag(
       "proxy-deletion-grace",
       values["proxy-deletion-grace"] ?? (env.EXAMPLEDEV_PROXY_DELETION_GRACE || undefined),
       DEFAULT_PROXY_DELETION_GRACE_MS,
@@ -156,11 +102,20 @@ export function controllerSettings(
     workers: workerCount(values["controller-workers"]),
     git: {
       ...(allow && { allow }),
-      pollIntervalMs: duration("git-poll-interval", values["git-poll-interval"], GIT_DEFAULTS.pollIntervalMs),
+      pollIntervalMs: parseDurationFlag(
+        "git-poll-interval",
+        values["git-poll-interval"],
+        GIT_DEFAULTS.pollIntervalMs,
+      ),
       buildCommands: values["build-commands"] ?? false,
-      buildTimeoutMs: duration("build-timeout", values["build-timeout"], GIT_DEFAULTS.buildTimeoutMs, {
-        positive: true,
-      }),
+      buildTimeoutMs: parseDurationFlag(
+        "build-timeout",
+        values["build-timeout"],
+        GIT_DEFAULTS.buildTimeoutMs,
+        {
+          positive: true,
+        },
+      ),
       maxCloneBytes: parseSize(
         "git-max-clone-size",
         values["git-max-clone-size"],
@@ -179,36 +134,3 @@ function workerCount(text: string | undefined): number {
 
 /** How long a deleted Proxy drains unless told otherwise: the local server's grace since its first days. */
 export const DEFAULT_PROXY_DELETION_GRACE_MS = 1000;
-
-const SIZE_UNITS: Readonly<Record<string, number>> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
-
-/** A size flag: bytes, or a number with a binary unit (`512Ki`, `1.5Mi`, `2Gi`), whole bytes. */
-export function parseSize(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|)$/.exec(text);
-  if (!match) throw new FlagError(`--${flag}: "${text}" is not a size such as 1.5Mi, 512Ki or 2Gi`);
-  return Math.floor(Number(match[1]) * (SIZE_UNITS[match[2] ?? ""] ?? 1));
-}
-
-/** A Go duration flag in milliseconds; 0 means off unless `positive`. */
-function duration(
-  flag: string,
-  text: string | undefined,
-  fallback: number,
-  { positive = false } = {},
-): number {
-  const ms = text === undefined ? fallback : parseDuration(text);
-  if (ms === undefined || ms < 0 || (positive && ms === 0))
-    throw new FlagError(
-      `--${flag}: "${text}" is not a duration such as 30s, 10m${positive ? "" : " or 0 (off)"}`,
-    );
-  return ms;
-}
-
-/** A comma-separated list, blanks dropped; undefined when the flag is absent. */
-function list(text: string | undefined): string[] | undefined {
-  return text
-    ?.split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-}

@@ -5,14 +5,15 @@
 // --health-port (health.ts) are the kubelet's probes.
 import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import pino from "pino";
+import { connectionOf } from "../cli/connection";
+import { FlagError, parseCommandLine, parsedOrExit } from "../cli/flags";
+import { stopOnSignals } from "../cli/stop-signals";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
-import { connectionOf } from "./connection";
 import type { ReplicaPhase } from "./elected";
-import { CONTROLLER_USAGE, controllerSettings, FlagError, parseCommandLine, parsedOrExit } from "./flags";
+import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "./flags";
 import { DEFAULT_HEALTH, startHealthServer } from "./health";
 import { DEFAULT_LEASE_NAME } from "./leader-election";
 import { startReplica } from "./replica";
-import { stopOnSignals } from "./stop-signals";
 
 const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
                              [--lease-namespace ${SECRETS_NAMESPACE}] [--lease-name ${DEFAULT_LEASE_NAME}]
@@ -34,6 +35,7 @@ function parseOptions(args: string[]) {
       "lease-name": { type: "string", default: DEFAULT_LEASE_NAME },
       "health-port": { type: "string", default: String(DEFAULT_HEALTH.port) },
       "health-address": { type: "string", default: DEFAULT_HEALTH.address },
+      ...CONTROLLER_FLAGS,
     },
     USAGE,
   );

@@ -2,10 +2,10 @@ import { stringify } from "yaml";
 import { generatedHeader } from "../scripts/lib/generated-header";
 import { CONDITION_TYPES, KINDS, type KindName } from "../sdk/schema";
 import { customResourceDefinition, type PrinterColumn } from "../sdk/schema/crd";
-import { columnDefinitions } from "../server/resources/table";
+import { columnDefinitions } from "../sdk/schema/printer-columns";
 
 /**
- * The CRD files a real Kubernetes API server is given (`kubectl apply -f kube/crds/`), written by
+ * The CRD files a real Kubernetes API server is given (`kubectl apply -f deploy/crds/`), written by
  * `npm run generate` with the other files generated from the schema. Their printer columns are the local
  * server's Table columns (names, words, priorities from server/resources/table.ts); a CRD computes a cell
  * from a JSONPath where the local server runs code, so each column's path is written here.
@@ -43,7 +43,7 @@ export function printerColumns(kind: KindName): PrinterColumn[] {
     .map(({ name, description, priority }) => {
       const cell = name === "Age" ? AGE : CELLS[kind][name];
       if (cell === undefined)
-        throw new TypeError(`kube/crds.ts has no JSONPath for ${kind}'s column ${name}`);
+        throw new TypeError(`deploy/crds.ts has no JSONPath for ${kind}'s column ${name}`);
       return { name, ...cell, description, priority };
     });
 }
@@ -51,11 +51,11 @@ export function printerColumns(kind: KindName): PrinterColumn[] {
 /** The file of each kind's CRD, from the repository root. */
 export function crdFile(kind: KindName): string {
   const { plural, group } = KINDS[kind];
-  return `kube/crds/${plural}.${group}.yaml`;
+  return `deploy/crds/${plural}.${group}.yaml`;
 }
 
 /** What the CRD is generated from, for its header and `npm run generate`'s messages. */
-export const CRD_SOURCE = "the zod schema (customResourceDefinition in sdk/schema/crd.ts) and kube/crds.ts";
+export const CRD_SOURCE = "the zod schema (customResourceDefinition in sdk/schema/crd.ts) and deploy/crds.ts";
 
 export function crdYaml(kind: KindName): string {
   return (

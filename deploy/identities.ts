@@ -5,7 +5,7 @@ import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../sdk/schema";
  * The objects a cluster needs for the project's two identities, the admission webhook and the controller:
  * their namespace, service accounts, roles and bindings, and the webhook configuration. One source for
  * both `kube/install.ts` (which applies them to `npm run kube`'s cluster and the tests') and the manifests
- * `npm run generate` writes into `deploy/` (kube/deploy.ts).
+ * `npm run generate` writes into `deploy/` (deploy/manifests.ts).
  */
 
 /** A Kubernetes object as written: enough to name where it is applied. */
@@ -231,7 +231,7 @@ export function pathOf(object: Manifest): string {
     ? object.apiVersion.split("/")
     : ["", object.apiVersion];
   const plural = PLURALS[object.kind];
-  if (plural === undefined) throw new TypeError(`kube/identities.ts knows no path for a ${object.kind}`);
+  if (plural === undefined) throw new TypeError(`deploy/identities.ts knows no path for a ${object.kind}`);
   const base = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
   const { name, namespace } = object.metadata;
   return `${base}${namespace === undefined ? "" : `/namespaces/${namespace}`}/${plural}/${name}`;

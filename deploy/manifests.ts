@@ -29,7 +29,7 @@ import {
 
 const REPO = path.resolve(__dirname, "..").replace(/[/\\]dist$/, "");
 
-export const DEPLOY_SOURCE = "kube/deploy.ts (with kube/identities.ts and the zod schema)";
+export const DEPLOY_SOURCE = "deploy/manifests.ts (with deploy/identities.ts and the zod schema)";
 
 /** The in-cluster Service kube-apiserver calls the webhook through. */
 const WEBHOOK_SERVICE = {
@@ -145,7 +145,7 @@ function webhookObjects(): Manifest[] {
               name: "webhook",
               image: packageImage(),
               command: [
-                ...["node", "dist/kube/admission/main.js", `--port=${WEBHOOK_PORT}`],
+                ...["node", "dist/webhook/main.js", `--port=${WEBHOOK_PORT}`],
                 ...[`--tls-cert=${TLS_DIR}/tls.crt`, `--tls-key=${TLS_DIR}/tls.key`],
                 ...[`--client-ca=${CLIENT_CA_DIR}/ca.crt`, "--client-ca-optional"],
               ],
@@ -285,7 +285,7 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
   },
   {
     path: "deploy/10-crds.yaml",
-    comment: ["The three kinds (the same CRDs as kube/crds/)."],
+    comment: ["The three kinds (the same CRDs as deploy/crds/)."],
     objects: () => KIND_NAMES.map((kind) => customResourceDefinition(kind, printerColumns(kind)) as Manifest),
   },
   {

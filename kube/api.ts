@@ -1,17 +1,22 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { SweepOptions } from "./admission/secrets";
-import { type AdmissionServer, DEFAULT_SWEEP, startAdmissionServer } from "./admission/server";
+import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "../deploy/identities";
+import type { SweepOptions } from "../webhook/secrets";
+import {
+  type AdmissionServer,
+  DEFAULT_SWEEP,
+  startAdmissionServer,
+  WEBHOOK_CLIENT_USER,
+} from "../webhook/server";
 import { kubeClient } from "./client";
 import { type KubeEnv, type KubeOptions, startKube } from "./env";
-import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "./identities";
 import { INSTALL_FIELD_MANAGER, installCrds, installIdentity, installWebhook } from "./install";
 import { kubeconfigYaml } from "./kubeconfig";
-import { signServingCert, WEBHOOK_CLIENT_USER } from "./pki";
+import { signServingCert } from "./pki";
 
 /**
  * The project's API on a real Kubernetes API server: etcd, kube-apiserver and kube-controller-manager
- * (kube/env.ts), the three kinds as CRDs, the admission webhook (kube/admission/) serving from this process as
+ * (kube/env.ts), the three kinds as CRDs, the admission webhook (webhook/) serving from this process as
  * its own service account, and the controller's service account with a kubeconfig for it (the controller
  * itself is started by whoever wants one: `npm run kube`, a test).
  */
@@ -23,7 +28,7 @@ export interface KubeApi extends KubeEnv {
 }
 
 export interface KubeApiOptions extends KubeOptions {
-  /** How the webhook's Secrets are swept (kube/admission/secrets.ts); defaults suit a long-lived cluster. */
+  /** How the webhook's Secrets are swept (webhook/secrets.ts); defaults suit a long-lived cluster. */
   sweep?: Partial<SweepOptions & { intervalMs: number }>;
   /**
    * Whether a controller will drain Proxies, so the webhook creates each Proxy with the drain finalizer.

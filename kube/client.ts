@@ -33,7 +33,7 @@ export function kubeClient(url: string, token: string, caCert: string, fieldMana
 }
 
 /**
- * The same client from a connection as `controller/connection.ts` reads it (a kubeconfig's token or client
+ * The same client from a connection as `cli/connection.ts` reads it (a kubeconfig's token or client
  * certificate, or a pod's service account): how the webhook command finds its identity.
  */
 export function kubeClientOf(

@@ -1,7 +1,7 @@
 import { KIND_NAMES, KINDS } from "../sdk/schema";
 import { customResourceDefinition } from "../sdk/schema/crd";
 import type { KubeClient } from "./client";
-import { printerColumns } from "./crds";
+import { printerColumns } from "../deploy/crds";
 import {
   ADMISSION_NAMESPACE,
   CONTROLLER_IDENTITY,
@@ -11,11 +11,11 @@ import {
   NAMESPACE,
   pathOf,
   webhookConfiguration,
-} from "./identities";
+} from "../deploy/identities";
 
 /**
  * What a cluster needs before it serves the three kinds as this project's API: the CRDs, the identities of
- * the admission webhook and of the controller (kube/identities.ts), and the webhook configuration. Every
+ * the admission webhook and of the controller (deploy/identities.ts), and the webhook configuration. Every
  * step is a server-side apply, so installing twice changes nothing.
  */
 
@@ -47,7 +47,7 @@ export async function installCrds(admin: KubeClient): Promise<void> {
 }
 
 /**
- * An identity's service account and permissions (kube/identities.ts), in its namespace (made if
+ * An identity's service account and permissions (deploy/identities.ts), in its namespace (made if
  * missing); returns a token for it (TokenRequest, as a pod would get).
  */
 export async function installIdentity(admin: KubeClient, identity: Identity): Promise<string> {

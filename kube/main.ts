@@ -6,15 +6,20 @@
 // ports) stays there and a second start finds the objects again; without it, it goes on exit.
 import path from "node:path";
 import pino from "pino";
-import { connectionOf } from "../controller/connection";
-import { CONTROLLER_USAGE, controllerSettings, parseCommandLine } from "../controller/flags";
+import { connectionOf } from "../cli/connection";
+import { parseCommandLine } from "../cli/flags";
+import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "../controller/flags";
 import { type Replica, startReplica } from "../controller/replica";
 import { startKubeApi } from "./api";
 
 const USAGE = `usage: npm run kube -- [--dir <dir>] [controller flags below]\n${CONTROLLER_USAGE}`;
 
 async function main(): Promise<void> {
-  const values = parseCommandLine(process.argv.slice(2), { dir: { type: "string" } }, USAGE);
+  const values = parseCommandLine(
+    process.argv.slice(2),
+    { dir: { type: "string" }, ...CONTROLLER_FLAGS },
+    USAGE,
+  );
   const settings = controllerSettings(values);
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {

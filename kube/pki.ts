@@ -3,6 +3,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { access, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { WEBHOOK_CLIENT_USER } from "../webhook/server";
 
 /**
  * The key material a kube-apiserver needs, written into `dir`: a CA made for this one environment, a
@@ -34,12 +35,6 @@ const DAYS = "7";
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", DAYS];
 
 const extensions = (...values: string[]) => values.flatMap((value) => ["-addext", value]);
-
-/**
- * Who kube-apiserver is to the admission webhook (the CN of the client certificate it presents there). The
- * same CA signs it, so kube-apiserver would authenticate it as this user too: a user no role names.
- */
-export const WEBHOOK_CLIENT_USER = "exampledev:kube-apiserver-webhook-client";
 
 /** kube-controller-manager's user: the RBAC bootstrap policy gives it its roles. */
 export const CONTROLLER_MANAGER_USER = "system:kube-controller-manager";

@@ -3,8 +3,9 @@
 // `listening on <url>` once it accepts requests; SIGINT or SIGTERM stop it.
 import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { readFileSync } from "node:fs";
-import { CONTROLLER_USAGE, controllerSettings, parseCommandLine, parseSize } from "../controller/flags";
-import { stopOnSignals } from "../controller/stop-signals";
+import { parseCommandLine, parseSize } from "../cli/flags";
+import { stopOnSignals } from "../cli/stop-signals";
+import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "../controller/flags";
 import { DEFAULT_MAX_OBJECT_BYTES, startServer } from "./index";
 import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
@@ -37,6 +38,7 @@ function parseOptions(args: string[]) {
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
       "webhook-secret": { type: "string" },
+      ...CONTROLLER_FLAGS,
     },
     USAGE,
   );

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { ApiError } from "../../sdk/errors";
-import { failureStatus } from "../../sdk/errors/reasons";
+import { ApiError } from "../sdk/errors";
+import { failureStatus } from "../sdk/errors/reasons";
 import {
   joinSecrets,
   type KindName,
@@ -8,9 +8,9 @@ import {
   sameValues,
   secretNameOf,
   splitSecrets,
-} from "../../sdk/schema";
-import { admit, readEnvelope, withDrainFinalizer } from "../../server/admission";
-import type { StoredObject } from "../../server/storage";
+} from "../sdk/schema";
+import { admit, readEnvelope, withDrainFinalizer } from "../server/admission";
+import type { StoredObject } from "../server/storage";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
 import type { SecretKeeper } from "./secrets";
 
@@ -25,7 +25,7 @@ import type { SecretKeeper } from "./secrets";
  * stores the placeholders. A validating webhook after it would see placeholders where the values were,
  * and on a dry run no Secret to read them back from. kube-apiserver then checks the result against the
  * CRD's schema and CEL rules, which stand alone where the webhook is not installed (kubectl apply -f
- * kube/crds/).
+ * deploy/crds/).
  */
 
 /** The local server's admission of `object`, or the Status it refuses it with. */

@@ -1,21 +1,20 @@
 #!/usr/bin/env node
-// `exampledev-admission-webhook` (`npm run webhook`): the admission webhook (kube/admission/server.ts, the
+// `exampledev-admission-webhook` (`npm run webhook`): the admission webhook (webhook/server.ts, the
 // same server `npm run kube` runs in its process) over HTTPS on its own, as deploy/ runs it in a pod behind
 // the Service exampledev-system/exampledev-admission-webhook. It connects as the webhook's service account
 // (or a kubeconfig's user) to mint and read the Secrets of secret values, re-reads its certificate files
 // when they change (a renewed Secret), serves /healthz and /readyz beside /admit, and logs pino JSON on
 // stdout. SIGINT or SIGTERM stop it once the requests in flight are answered; exit code 0.
-import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
+import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import pino from "pino";
-import { connectionOf } from "../../controller/connection";
-import { FlagError, LOG_LEVELS, parsedOrExit } from "../../controller/flags";
-import { stopOnSignals } from "../../controller/stop-signals";
-import { kubeClientOf } from "../client";
-import { WEBHOOK_CLIENT_USER } from "../pki";
+import { connectionOf } from "../cli/connection";
+import { FlagError, LOG_LEVELS, parsedOrExit } from "../cli/flags";
+import { stopOnSignals } from "../cli/stop-signals";
+import { kubeClientOf } from "../kube/client";
 import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
-import { DEFAULT_SWEEP, REVIEW_BYTES_IN_FLIGHT, startAdmissionServer } from "./server";
+import { DEFAULT_SWEEP, REVIEW_BYTES_IN_FLIGHT, startAdmissionServer, WEBHOOK_CLIENT_USER } from "./server";
 
 const MIB = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Status } from "../../sdk/errors";
-import { KIND_NAMES, type KindName } from "../../sdk/schema";
+import type { Status } from "../sdk/errors";
+import { KIND_NAMES, type KindName } from "../sdk/schema";
 
 /**
  * The `admission.k8s.io/v1` AdmissionReview kube-apiserver sends a webhook, as far as this webhook reads

@@ -1,5 +1,6 @@
-import type { Status } from "../../sdk/errors";
-import { failureStatus } from "../../sdk/errors/reasons";
+import type { KubeClient } from "../kube/client";
+import type { Status } from "../sdk/errors";
+import { failureStatus } from "../sdk/errors/reasons";
 import {
   KIND_NAMES,
   KINDS,
@@ -8,8 +9,7 @@ import {
   SECRETS_NAMESPACE,
   type SecretValues,
   secretNameOf,
-} from "../../sdk/schema";
-import type { KubeClient } from "../client";
+} from "../sdk/schema";
 
 /**
  * Secret values of the three kinds, kept in Kubernetes Secrets instead of the objects. A CRD stores and

@@ -3,15 +3,15 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import Fastify from "fastify";
 import type { Logger } from "pino";
-import { failureStatus } from "../../sdk/errors/reasons";
-import type { KubeClient } from "../client";
+import type { KubeClient } from "../kube/client";
+import { failureStatus } from "../sdk/errors/reasons";
 import { admitReview } from "./handlers";
 import { type AdmissionRequest, type AdmissionResponse, readReview, reviewOf } from "./review";
 import { SecretKeeper, type SweepOptions } from "./secrets";
 
 /**
  * The admission webhook kube-apiserver calls over HTTPS (`/admit`), and the sweep that keeps
- * the Secrets it mints (kube/admission/secrets.ts) owned or deleted. `npm run kube` serves it in its own
+ * the Secrets it mints (webhook/secrets.ts) owned or deleted. `npm run kube` serves it in its own
  * process; `exampledev-admission-webhook` (main.ts) serves the same in a pod, with `/healthz` and `/readyz`
  * for the kubelet's probes on the same port.
  */
@@ -50,6 +50,12 @@ export interface AdmissionServer {
   setCertificate(cert: string, key: string): void;
   close(): Promise<void>;
 }
+
+/**
+ * Who kube-apiserver is to the admission webhook (the CN of the client certificate it presents there). The
+ * same CA signs it, so kube-apiserver would authenticate it as this user too: a user no role names.
+ */
+export const WEBHOOK_CLIENT_USER = "exampledev:kube-apiserver-webhook-client";
 
 /** How often the sweep runs and how old a Secret no object names must be to go. */
 export const DEFAULT_SWEEP = { intervalMs: 10_000, graceMs: 60_000 };

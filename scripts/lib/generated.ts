@@ -3,8 +3,8 @@
 // one line in GENERATED_FILES.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CRD_SOURCE, crdFile, crdYaml } from "../../kube/crds";
-import { DEPLOY_FILES, DEPLOY_SOURCE, deployYaml } from "../../kube/deploy";
+import { CRD_SOURCE, crdFile, crdYaml } from "../../deploy/crds";
+import { DEPLOY_FILES, DEPLOY_SOURCE, deployYaml } from "../../deploy/manifests";
 import { SCHEMA_FILE, schemaText } from "../../provider/native/schema-file";
 import { KIND_NAMES, secretTree } from "../../sdk/schema";
 import { nodeSdk } from "../native/node-sdk";

@@ -6,7 +6,7 @@ import { isPlaceholder, redactSecrets, secretPaths } from "./secrets";
 /**
  * Where an object's secret values are read, on either server: the objects carry placeholders, and the
  * annotation below names a Secret in `SECRETS_NAMESPACE` holding the values, keyed by field path. On
- * kube-apiserver the admission webhook mints that Secret (kube/admission/secrets.ts); the local server keeps
+ * kube-apiserver the admission webhook mints that Secret (webhook/secrets.ts); the local server keeps
  * the values in its store and answers for the Secret itself. Either way only a controller's identity may
  * read it, and each name stands for one set of values: a change of values gets a new name.
  */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KindName } from "../../sdk/schema";
+import { age } from "../../sdk/schema/printer-columns";
 import { negotiateTable } from "../../server/http/table-negotiation";
-import { age } from "../../server/resources/table";
 import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { type OpenWatch, openWatch } from "../helpers/watch";
 import { DIGEST, KINDS_UNDER_TEST, SECRET_SPECS, SECRETS, VALID_SPECS } from "./fixtures";

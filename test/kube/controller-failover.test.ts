@@ -9,7 +9,7 @@ import { VALID_SPECS } from "../api/fixtures";
 
 /**
  * Two replicas of `exampledev-controller` against kube-apiserver, as the controller's service account
- * (kube/identities.ts's RBAC): one leads, the other waits; the leader is killed (SIGKILL, no release)
+ * (deploy/identities.ts's RBAC): one leads, the other waits; the leader is killed (SIGKILL, no release)
  * partway through minting for 50 Services, and the other takes the Lease over once it expires and mints the
  * rest. Every Service ends with exactly one revision: none minted twice, none lost.
  */

@@ -49,9 +49,9 @@ describe("the CRD files, as users apply them", () => {
   });
   afterAll(() => kube?.close());
 
-  it("`kubectl apply -f kube/crds/` on a fresh kube-apiserver: accepted and Established", async () => {
+  it("`kubectl apply -f deploy/crds/` on a fresh kube-apiserver: accepted and Established", async () => {
     const kubectl = (...args: string[]) => run("kubectl", [`--kubeconfig=${kube.kubeconfig}`, ...args]);
-    await kubectl("apply", "-f", path.join(REPO, "kube/crds/"));
+    await kubectl("apply", "-f", path.join(REPO, "deploy/crds/"));
     const names = KIND_NAMES.map((kind) => `crd/${KINDS[kind].plural}.${KINDS[kind].group}`);
     const { stdout } = await kubectl("wait", "--for=condition=Established", "--timeout=60s", ...names);
     expect(stdout.trim().split("\n")).toHaveLength(KIND_NAMES.length);

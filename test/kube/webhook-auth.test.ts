@@ -2,13 +2,13 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAdmissionServer } from "../../kube/admission/server";
+import { ADMISSION_IDENTITY } from "../../deploy/identities";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type KubeClient, kubeClient } from "../../kube/client";
-import { ADMISSION_IDENTITY } from "../../kube/identities";
 import { installIdentity } from "../../kube/install";
-import { signServingCert, WEBHOOK_CLIENT_USER } from "../../kube/pki";
+import { signServingCert } from "../../kube/pki";
 import { KINDS, SECRET_ANNOTATION, SECRETS_NAMESPACE } from "../../sdk/schema";
+import { startAdmissionServer, WEBHOOK_CLIENT_USER } from "../../webhook/server";
 
 /**
  * The webhook of `npm run kube` answers kube-apiserver only: kube-apiserver presents its client certificate

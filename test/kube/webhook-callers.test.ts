@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdmissionServer, startAdmissionServer } from "../../kube/admission/server";
 import type { KubeClient } from "../../kube/client";
-import { makePki, signClientCert, signServingCert, WEBHOOK_CLIENT_USER } from "../../kube/pki";
+import { makePki, signClientCert, signServingCert } from "../../kube/pki";
 import { SECRET_ANNOTATION } from "../../sdk/schema";
+import { type AdmissionServer, startAdmissionServer, WEBHOOK_CLIENT_USER } from "../../webhook/server";
 
 /**
  * Who the webhook answers, and how many at once, over HTTPS with certificates from the environment's PKI

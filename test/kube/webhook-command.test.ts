@@ -4,10 +4,10 @@ import path from "node:path";
 import { connect } from "node:tls";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMISSION_IDENTITY } from "../../deploy/identities";
 import { installKinds } from "../../kube/api";
 import { type KubeClient, kubeClient } from "../../kube/client";
 import { type KubeEnv, startKube } from "../../kube/env";
-import { ADMISSION_IDENTITY } from "../../kube/identities";
 import { installIdentity, installWebhook } from "../../kube/install";
 import { kubeconfigYaml } from "../../kube/kubeconfig";
 import { type CertFiles, signServingCert } from "../../kube/pki";
@@ -30,7 +30,7 @@ interface WebhookProcess {
 }
 
 function spawnWebhook(args: string[]): WebhookProcess {
-  const child = spawn(process.execPath, ["-r", "ts-node/register", "kube/admission/main.ts", ...args], {
+  const child = spawn(process.execPath, ["-r", "ts-node/register", "webhook/main.ts", ...args], {
     cwd: REPO,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
     stdio: ["ignore", "pipe", "pipe"],

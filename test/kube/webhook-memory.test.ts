@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REVIEW_BODY_LIMIT, REVIEW_BYTES_IN_FLIGHT } from "../../kube/admission/server";
-import { makePki, signClientCert, signServingCert, WEBHOOK_CLIENT_USER } from "../../kube/pki";
+import { makePki, signClientCert, signServingCert } from "../../kube/pki";
+import { REVIEW_BODY_LIMIT, REVIEW_BYTES_IN_FLIGHT, WEBHOOK_CLIENT_USER } from "../../webhook/server";
 
 /**
  * `exampledev-admission-webhook` as a process, sent 8 reviews of the largest size at once by kube-apiserver's
@@ -77,7 +77,7 @@ describe("the webhook's memory under the largest reviews", () => {
     child = spawn(
       process.execPath,
       [
-        ...["-r", "ts-node/register", "kube/admission/main.ts", "--port", "0", "--bind-address", "127.0.0.1"],
+        ...["-r", "ts-node/register", "webhook/main.ts", "--port", "0", "--bind-address", "127.0.0.1"],
         ...["--tls-cert", serving.certFile, "--tls-key", serving.keyFile, "--kubeconfig", kubeconfig],
         ...["--client-ca", pki.caFile, "--cert-reload-interval", "0"],
       ],

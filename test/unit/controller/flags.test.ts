@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { connectionOf } from "../../../controller/connection";
-import { controllerSettings, FlagError } from "../../../controller/flags";
+import { connectionOf } from "../../../cli/connection";
+import { FlagError } from "../../../cli/flags";
+import { controllerSettings } from "../../../controller/flags";
 
 describe("the controller's flags", () => {
   it("defaults to the local server's settings", () => {
