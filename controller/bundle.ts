@@ -6,8 +6,13 @@
 // never in the sync: a sync whose answer is not in yet is told what it waits for, and the answer queues
 // the Service again.
 import { createHash } from "node:crypto";
-import { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "../builder/oci";
-import { parseRepository } from "../builder/oci/reference";
+import {
+  DEFAULT_TAG,
+  parseRepository,
+  type ResolveOptions,
+  type ResolveResult,
+  resolveBundle,
+} from "../builder/oci";
 import type { BundleRef, GitSource, ServiceSource } from "../sdk/schema";
 import { type BuildStatus, CONDITION_REASONS } from "../sdk/schema/status";
 import type { GitSources } from "./git-sources";

@@ -1,6 +1,6 @@
-// Resolution of OCI bundle references for the controller: the public surface of this folder.
+// OCI registries for the builder and the controller: tag resolution and image pushes. The public surface of this folder.
 export type { FailureReason } from "./failure";
 export { type Image, OCI_MANIFEST_TYPE, type PushOptions, type PushResult, pushImage } from "./push";
-export { isLoopbackHost, registryBaseUrl } from "./reference";
+export { isLoopbackHost, parseRepository, registryBaseUrl } from "./reference";
 export { DEFAULT_TAG, type ResolveOptions, type ResolveResult, resolveBundle } from "./resolve";
 export type { Sleep } from "./retry";

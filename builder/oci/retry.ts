@@ -1,4 +1,4 @@
-// The controller's parameters for the shared retry policy (sdk/shared/retry.ts), and which registry
+// The registry calls' parameters for the shared retry policy (sdk/shared/retry.ts), and which registry
 // answers are worth another attempt.
 import { type RetryPolicy, realSleep } from "../../sdk/shared/retry";
 
