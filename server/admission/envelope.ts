@@ -1,6 +1,7 @@
+import type { StatusCause } from "../../sdk/errors";
+import { badRequest } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName, MAX_NAME_LENGTH } from "../../sdk/schema";
 import { metadataIssues } from "../../sdk/schema/metadata";
-import { badRequest, type StatusCause } from "../errors";
 import { isRecord, withoutUndefined } from "../records";
 import type { ObjectMeta, OwnerReference } from "../storage";
 

@@ -1,3 +1,4 @@
+import { badRequest, invalid } from "../../sdk/errors/server-errors";
 import {
   applyDefaults,
   findUnknownFields,
@@ -10,7 +11,6 @@ import {
   validateSpec,
   validateUpdate,
 } from "../../sdk/schema";
-import { badRequest, invalid } from "../errors";
 import { replaceAt, valueAt } from "../records";
 import type { StoredObject } from "../storage";
 import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
@@ -88,7 +88,7 @@ export function admit(
   }
   causes.push(...gitUrlCauses(kind, spec, existing?.spec));
   // metadataCauses requires a name (or generateName) on create, so a missing one always comes with its cause.
-  if (causes.length > 0 || name === undefined) throw invalid(kind, name, causes);
+  if (causes.length > 0 || name === undefined) throw invalid(KINDS[kind], name, causes);
 
   const stored = moveWriteOnlyPasswords(kind, spec) as Record<string, unknown>;
   const annotations = redactLastApplied(kind, envelope.metadata.annotations);

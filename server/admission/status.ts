@@ -1,5 +1,6 @@
-import { findUnknownFields, type KindName, statusProblem } from "../../sdk/schema";
-import { invalid, type StatusCause } from "../errors";
+import type { StatusCause } from "../../sdk/errors";
+import { invalid } from "../../sdk/errors/server-errors";
+import { findUnknownFields, KINDS, type KindName, statusProblem } from "../../sdk/schema";
 import { isRecord } from "../records";
 import type { FieldValidation } from ".";
 import { type Envelope, unknownFieldCause } from "./envelope";
@@ -39,6 +40,6 @@ export function admitStatus(
   const problem = statusProblem(status);
   if (problem !== undefined)
     causes.push({ reason: "FieldValueTypeInvalid", field: "status", message: `status: ${problem}` });
-  if (causes.length > 0) throw invalid(kind, name, causes);
+  if (causes.length > 0) throw invalid(KINDS[kind], name, causes);
   return { status: isRecord(status) ? status : undefined, warnings };
 }

@@ -2,7 +2,7 @@
 // document means as JSON ("yes" stays a string, 2024-09-01 stays a string); it reports duplicate keys and
 // bounds alias expansion (billion laughs) by itself.
 import { parseAllDocuments } from "yaml";
-import { ApiError, badRequest } from "../errors";
+import { apiError, badRequest } from "../../sdk/errors/server-errors";
 import { isRecord } from "../records";
 import {
   depthOf,
@@ -71,7 +71,7 @@ export function parseYaml(text: string): unknown {
 function checkFinite(value: unknown, path: string): void {
   if (typeof value === "number" && !Number.isFinite(value)) {
     const field = path || "<body>";
-    throw new ApiError(
+    throw apiError(
       "Invalid",
       `${field}: ${String(value)} is not a finite number; JSON cannot carry it, so it cannot be stored`,
       { causes: [{ reason: "FieldValueInvalid", field, message: `${field}: not a finite number` }] },

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError } from "../errors";
+import { apiError } from "../../sdk/errors/server-errors";
 import { pathOf } from "./request-log";
 import { shared } from "./shared";
 
@@ -40,7 +40,7 @@ export const authentication = shared<{
     }
     if (expected === undefined || bearerMatches(authorization, expected)) return;
     reply.header("WWW-Authenticate", 'Bearer realm="exampledev"');
-    throw new ApiError("Unauthorized", "Unauthorized: send the API token as 'Authorization: Bearer <token>'");
+    throw apiError("Unauthorized", "Unauthorized: send the API token as 'Authorization: Bearer <token>'");
   });
 });
 

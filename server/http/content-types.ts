@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ApiError } from "../../sdk/errors";
+import { apiError, badRequest } from "../../sdk/errors/server-errors";
 import { formatPath, type PathSegment } from "../../sdk/schema/violation";
-import { ApiError, badRequest } from "../errors";
 import { isRecord } from "../records";
 import { PATCH_TYPES } from "../resources/patch";
 import { shared } from "./shared";
@@ -122,7 +123,7 @@ export function acceptMediaTypes(accepted: readonly string[], required: boolean)
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const type = mediaTypeOf(request);
     if (type === undefined ? !required : accepted.includes(type)) return;
-    throw new ApiError(
+    throw apiError(
       "UnsupportedMediaType",
       `the body of the request was in an unknown format (${type ?? "no Content-Type"}); accepted media types: ${accepted.join(", ")}`,
     );

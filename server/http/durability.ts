@@ -1,4 +1,4 @@
-import { failureStatus } from "../errors";
+import { failureStatus } from "../../sdk/errors/reasons";
 import type { ObjectStore } from "../storage";
 import { errorFields } from "./request-log";
 import { shared } from "./shared";

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ApiError, failureStatus, reasonForCode, type Status } from "../errors";
+import { ApiError, type Status } from "../../sdk/errors";
+import { failureStatus, reasonForCode } from "../../sdk/errors/reasons";
 import { errorFields, pathOf } from "./request-log";
 import { shared } from "./shared";
 

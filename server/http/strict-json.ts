@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ApiError, StatusCause } from "../../sdk/errors";
+import { badRequest, invalid } from "../../sdk/errors/server-errors";
 import { KIND_NAMES, KINDS, type KindName, SECRET_FIELDS } from "../../sdk/schema";
 import { integerFieldFix } from "../../sdk/schema/rules/ranges";
 import { formatPath, type PathSegment } from "../../sdk/schema/violation";
-import { type ApiError, badRequest, invalid, type StatusCause } from "../errors";
 import { isRecord } from "../records";
 import { MAX_BODY_DEPTH } from "./content-types";
 import { queryFor } from "./query";
@@ -280,7 +281,7 @@ function invalidBody(kind: KindName, request: FastifyRequest, causes: StatusCaus
   const metadata = isRecord(request.body) ? request.body.metadata : undefined;
   const declared = isRecord(metadata) ? metadata.name : undefined;
   const name = typeof params.name === "string" ? params.name : declared;
-  return invalid(kind, typeof name === "string" ? name : undefined, causes);
+  return invalid(KINDS[kind], typeof name === "string" ? name : undefined, causes);
 }
 
 const ROUTE_KINDS: ReadonlyMap<string, KindName> = new Map(

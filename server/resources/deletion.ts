@@ -1,5 +1,7 @@
+import type { Status } from "../../sdk/errors";
+import { successStatus } from "../../sdk/errors/reasons";
+import { badRequest, notFound } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
-import { badRequest, notFound, type Status, successStatus } from "../errors";
 import {
   PROPAGATION_POLICIES,
   type PropagationPolicy,
@@ -198,7 +200,7 @@ export function deleteObject(
   options: DeleteOptions = {},
 ): DeleteOutcome {
   const existing = store.get(kind, name);
-  if (!existing) throw notFound(kind, name);
+  if (!existing) throw notFound(KINDS[kind], name);
   checkDeletePreconditions(kind, existing, options.preconditions);
   if (options.dryRun) {
     const would = wouldDelete(kind, store, existing, options);
@@ -206,7 +208,7 @@ export function deleteObject(
   }
   // Synchronous from the check on: nothing can change the object between the preconditions and this.
   const outcome = terminate(store, kind, existing, options);
-  if (!outcome) throw notFound(kind, name);
+  if (!outcome) throw notFound(KINDS[kind], name);
   return outcome.gone ? gone(kind, outcome.object) : pending(outcome.object, options);
 }
 

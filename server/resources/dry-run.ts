@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { badRequest } from "../../sdk/errors/server-errors";
 import type { KindName } from "../../sdk/schema";
-import { badRequest } from "../errors";
 import { type TerminationOptions, terminationOf } from "../lifecycle";
 import {
   createdObject,

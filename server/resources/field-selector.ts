@@ -1,4 +1,4 @@
-import { badRequest } from "../errors";
+import { badRequest } from "../../sdk/errors/server-errors";
 import type { StoredObject } from "../storage";
 
 /**

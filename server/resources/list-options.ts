@@ -1,5 +1,6 @@
+import type { ApiError } from "../../sdk/errors";
+import { apiError } from "../../sdk/errors/server-errors";
 import type { KindName } from "../../sdk/schema";
-import { ApiError } from "../errors";
 import type { ObjectStore } from "../storage";
 import type { EventHistory } from "../storage/history";
 import type { FieldSelector } from "./field-selector";
@@ -60,16 +61,16 @@ export function checkReadVersion({ kind, store, history }: ReadScope, read: Read
   const changed = changes?.some((event) => name === undefined || event.object.metadata.name === name);
   if (changed === false) return version;
   // kube-apiserver's words when etcd has compacted the version away.
-  throw new ApiError("Expired", "The resourceVersion for the provided list is too old.");
+  throw apiError("Expired", "The resourceVersion for the provided list is too old.");
 }
 
 /** 410 Expired, in kube-apiserver's words for a watch from a version older than its watch cache keeps. */
 export function expired(version: string, oldest: string | number): ApiError {
-  return new ApiError("Expired", `too old resource version: ${version} (${oldest})`);
+  return apiError("Expired", `too old resource version: ${version} (${oldest})`);
 }
 
 function tooLarge(version: string, current: string): ApiError {
-  return new ApiError("Timeout", `Too large resource version: ${version}, current: ${current}`, {
+  return apiError("Timeout", `Too large resource version: ${version}, current: ${current}`, {
     causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
     retryAfterSeconds: 1,
   });

@@ -1,5 +1,6 @@
-import type { KindName } from "../../sdk/schema";
-import { ApiError, qualifiedResource } from "../errors";
+import type { ApiError } from "../../sdk/errors";
+import { apiError, qualifiedResource } from "../../sdk/errors/server-errors";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { isRecord } from "../records";
 
 /**
@@ -37,7 +38,7 @@ export function describeBytes(bytes: number): string {
 
 /** 413 RequestEntityTooLarge, as Kubernetes answers an object its storage refuses. */
 export function tooLarge(what: string, maxObjectBytes: number): ApiError {
-  return new ApiError(
+  return apiError(
     "RequestEntityTooLarge",
     `Request entity too large: ${what}; an object may take at most ${describeBytes(maxObjectBytes)} ` +
       "(the server's --max-object-size): keep large data out of the object, or raise the limit",
@@ -49,6 +50,6 @@ export function checkObjectSize(kind: KindName, object: unknown, maxObjectBytes:
   const bytes = jsonBytes(object);
   if (bytes <= maxObjectBytes) return;
   const name = isRecord(object) && isRecord(object.metadata) ? object.metadata.name : undefined;
-  const what = `${qualifiedResource(kind)}${typeof name === "string" ? ` "${name}"` : ""}`;
+  const what = `${qualifiedResource(KINDS[kind])}${typeof name === "string" ? ` "${name}"` : ""}`;
   throw tooLarge(`${what} would be ${bytes} bytes as JSON`, maxObjectBytes);
 }

@@ -1,3 +1,4 @@
+import { badRequest, conflict, invalid, notFound } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
 import {
   admitForStore,
@@ -7,7 +8,6 @@ import {
   readEnvelope,
   withDrainFinalizer,
 } from "../admission";
-import { badRequest, conflict, invalid, notFound } from "../errors";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
 import {
@@ -218,7 +218,7 @@ export class ResourceOperations {
     // A uid in the body names the object the client means: another one under the name is a 409.
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-      throw conflict(this.kind, existing.metadata.name);
+      throw conflict(KINDS[this.kind], existing.metadata.name);
     }
     const { object, warnings } = admitForStore(this.kind, envelope, options, existing);
     const owned = this.owned(existing, object, options.manager, body);
@@ -237,7 +237,7 @@ export class ResourceOperations {
     this.checkName(envelope.metadata.name, name);
     const existing = this.require(name);
     if (!envelope.metadata.resourceVersion) {
-      throw invalid(this.kind, name, [
+      throw invalid(KINDS[this.kind], name, [
         {
           reason: "FieldValueRequired",
           field: "metadata.resourceVersion",
@@ -279,7 +279,7 @@ export class ResourceOperations {
     const { name } = existing.metadata;
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-      throw conflict(this.kind, name);
+      throw conflict(KINDS[this.kind], name);
     }
     const requested = isRecord(body) ? body.status : undefined;
     const { status, warnings } = admitStatus(this.kind, name, envelope, requested, options.fieldValidation);
@@ -341,7 +341,7 @@ export class ResourceOperations {
 
   private require(name: string): StoredObject {
     const existing = this.store.get(this.kind, name);
-    if (!existing) throw notFound(this.kind, name);
+    if (!existing) throw notFound(KINDS[this.kind], name);
     return existing;
   }
 

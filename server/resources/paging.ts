@@ -1,4 +1,4 @@
-import { badRequest } from "../errors";
+import { badRequest } from "../../sdk/errors/server-errors";
 
 /** What a continue token carries: the last name already returned (lists are ordered by name). */
 interface ContinueToken {

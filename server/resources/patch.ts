@@ -1,6 +1,6 @@
 import { applyOperation, getValueByPointer, JsonPatchError, type Operation } from "fast-json-patch";
 import mergePatch from "json-merge-patch";
-import { ApiError, badRequest } from "../errors";
+import { apiError, badRequest } from "../../sdk/errors/server-errors";
 import { isRecord } from "../records";
 import { tooLarge } from "./object-size";
 
@@ -36,7 +36,7 @@ export function applyPatchDocument(
     );
   }
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new ApiError(
+    throw apiError(
       "RequestEntityTooLarge",
       `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}; split the patch`,
     );
@@ -83,7 +83,7 @@ function applyOne(document: unknown, operation: Operation, index: number, patch:
     // the client's to fix; fast-json-patch names the failing operation in its own errors.
     const where = error instanceof JsonPatchError ? ` at operation ${index} (${describe(patch[index])})` : "";
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new ApiError("Invalid", `the JSON patch could not be applied${where}: ${reason}`);
+    throw apiError("Invalid", `the JSON patch could not be applied${where}: ${reason}`);
   }
 }
 

@@ -1,5 +1,5 @@
+import { badRequest } from "../../sdk/errors/server-errors";
 import { keyProblem, labelValueProblem } from "../../sdk/schema";
-import { badRequest } from "../errors";
 
 /** One requirement of a Kubernetes label selector. */
 export type Requirement =

@@ -6,7 +6,7 @@
 // seen within the hour is answered 200 and not acted on again.
 import type { FastifyPluginAsync } from "fastify";
 import { type HookEvent, type HookResult, parseHookEvent } from "../../controller";
-import { ApiError, badRequest } from "../errors";
+import { apiError, badRequest } from "../../sdk/errors/server-errors";
 import { JSON_TYPE } from "../http/content-types";
 import { decodeUtf8 } from "../http/strict-json";
 import { verifyDelivery } from "../http/webhook-signature";
@@ -40,7 +40,7 @@ export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (fastify, 
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     if (secret !== undefined) {
       const verdict = verifyDelivery(request.headers, raw, secret);
-      if (!verdict.ok) throw new ApiError("Unauthorized", `${GIT_HOOK_PATH}: ${verdict.message}`);
+      if (!verdict.ok) throw apiError("Unauthorized", `${GIT_HOOK_PATH}: ${verdict.message}`);
     }
     let body: unknown;
     try {

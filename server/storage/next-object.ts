@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
+import { alreadyExists, badRequest, conflict, notFound } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
-import { alreadyExists, badRequest, conflict, notFound } from "../errors";
 import { withoutUndefined } from "../records";
 import type { ObjectMeta, StoredObject } from "./types";
 
@@ -24,7 +24,7 @@ export function createdObject(
 ): StoredObject {
   const { name } = object.metadata;
   if (!name) throw badRequest("metadata.name is required to create an object");
-  if (stored) throw alreadyExists(kind, name);
+  if (stored) throw alreadyExists(KINDS[kind], name);
   return {
     apiVersion: KINDS[kind].apiVersion,
     kind,
@@ -145,6 +145,6 @@ function checkUpdatable(
   object: StoredObject,
 ): asserts stored is StoredObject {
   const { name } = object.metadata;
-  if (!stored) throw notFound(kind, name);
-  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(kind, name);
+  if (!stored) throw notFound(KINDS[kind], name);
+  if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(KINDS[kind], name);
 }

@@ -1,5 +1,6 @@
+import type { ApiError } from "../../sdk/errors";
+import { apiError, qualifiedResource, resourceDetails } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
-import { ApiError, qualifiedResource, resourceDetails } from "../errors";
 import type { StoredObject } from "./types";
 
 /** What a delete must find, as in Kubernetes' `DeleteOptions.preconditions`; each field is optional. */
@@ -36,21 +37,21 @@ export function preconditionFailed(
   expected: string,
   actual: string | undefined,
 ): ApiError {
-  return new ApiError(
+  return apiError(
     "Conflict",
-    `Operation cannot be fulfilled on ${qualifiedResource(kind)} "${name}": Precondition failed: ` +
+    `Operation cannot be fulfilled on ${qualifiedResource(KINDS[kind])} "${name}": Precondition failed: ` +
       `${field} in precondition: ${expected}, ${field} in object meta: ${actual ?? ""}`,
-    resourceDetails(kind, name),
+    resourceDetails(KINDS[kind], name),
   );
 }
 
 /** kube-apiserver's words for an apply whose uid names no object: it does not create one. */
 export function uidOfNoObject(kind: KindName, name: string, uid: string): ApiError {
-  return new ApiError(
+  return apiError(
     "Conflict",
-    `Operation cannot be fulfilled on ${qualifiedResource(kind)} "${name}": uid mismatch: the provided ` +
+    `Operation cannot be fulfilled on ${qualifiedResource(KINDS[kind])} "${name}": uid mismatch: the provided ` +
       `object specified uid ${uid}, and no existing object was found`,
-    resourceDetails(kind, name),
+    resourceDetails(KINDS[kind], name),
   );
 }
 
@@ -68,7 +69,7 @@ export function checkDeletePreconditions(
   const { uid, resourceVersion } = object.metadata;
   const name = object.metadata.name ?? "";
   const failed = (field: "UID" | "ResourceVersion", expected: string, actual = "", why: string) =>
-    new ApiError(
+    apiError(
       "Conflict",
       `Operation cannot be fulfilled on ${kind}.${KINDS[kind].group} "${name}": the ${field} in the ` +
         `precondition (${expected}) does not match the ${field} in record (${actual}). The object might ${why}`,

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { ApiError, ConflictError } from "../../sdk/errors";
 import { KINDS } from "../../sdk/schema";
-import { ApiError } from "../../server/errors";
 import { type ObjectStore, openStore, type StoredObject, type WatchEvent } from "../../server/storage";
 import { Store } from "../../server/storage/store";
 import type { Journal } from "../../server/storage/types";
@@ -295,11 +295,15 @@ describe.each(Object.entries(factories))("the %s ObjectStore's deletions", (_nam
       store.delete("Proxy", "a", { uid: "other" });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).message).toBe(
+      expect(error).toBeInstanceOf(ConflictError);
+      expect((error as ApiError).status.message).toBe(
         `Operation cannot be fulfilled on proxies.${KINDS.Proxy.group} "a": Precondition failed: UID in precondition: other, UID in object meta: ${uid}`,
       );
-      expect((error as ApiError).details).toEqual({ name: "a", group: KINDS.Proxy.group, kind: "proxies" });
+      expect((error as ApiError).status.details).toEqual({
+        name: "a",
+        group: KINDS.Proxy.group,
+        kind: "proxies",
+      });
     }
   });
 

@@ -1,4 +1,5 @@
-import { ApiError, type StatusCause } from "../../errors";
+import type { StatusCause } from "../../../sdk/errors";
+import { apiError } from "../../../sdk/errors/server-errors";
 
 /** Kubernetes caps a field manager's name at 128 bytes. */
 const FIELD_MANAGER_MAX_LENGTH = 128;
@@ -60,7 +61,7 @@ export function fieldManagerOf(
     });
   }
   if (causes.length > 0) {
-    throw new ApiError(
+    throw apiError(
       "Invalid",
       `PatchOptions.meta.k8s.io "" is invalid: ${causes.map((cause) => cause.message).join(", ")}`,
       { group: "meta.k8s.io", kind: "PatchOptions", causes },

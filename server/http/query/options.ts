@@ -1,4 +1,4 @@
-import { badRequest } from "../../errors";
+import { badRequest } from "../../../sdk/errors/server-errors";
 import type { ApplyOptions } from "../../resources/apply";
 import { type DeleteOptions, orphanPolicy, readDeleteBody } from "../../resources/deletion";
 import type { ListOptions } from "../../resources/list-options";

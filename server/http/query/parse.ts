@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { badRequest } from "../../errors";
+import { badRequest } from "../../../sdk/errors/server-errors";
 import { type Operation, type ParameterName, parametersOf, QUERY_PARAMETERS, type QueryOf } from "./table";
 
 /** A query string as fastify reads it: a repeated parameter is an array. */

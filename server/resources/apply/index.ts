@@ -1,4 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
+import {
+  apiError,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  resourceDetails,
+} from "../../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../../sdk/schema";
 import {
   admitForStore,
@@ -7,7 +15,6 @@ import {
   readEnvelope,
   withDrainFinalizer,
 } from "../../admission";
-import { ApiError, badRequest, conflict, invalid, notFound, resourceDetails } from "../../errors";
 import { isRecord, withoutUndefined } from "../../records";
 import {
   checkPreconditions,
@@ -152,21 +159,22 @@ export function applyObject(
   const envelope = readEnvelope(kind, candidate);
   if (existing) {
     checkPreconditions(kind, existing, { uid: envelope.uid });
-    if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, name);
+    if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion)
+      throw conflict(KINDS[kind], name);
   } else if (envelope.uid !== undefined) {
     // A uid names an object that exists: an apply never creates one under it (kube-apiserver: 409 as well).
     throw uidOfNoObject(kind, name, envelope.uid);
   } else if (envelope.metadata.resourceVersion !== undefined) {
     // A version names an object that exists; there is none to match (Kubernetes: 409 as well).
-    throw conflict(kind, name);
+    throw conflict(KINDS[kind], name);
   }
   const { object, warnings } = admitForStore(kind, envelope, options, existing);
 
   const changes = compare(structure, trackedOf(existing), trackedOf(object));
   const { managers: kept, conflicts } = transferOwnership(others, writer, changes);
   if (conflicts.length > 0 && !options.force) {
-    throw new ApiError("Conflict", conflictMessage(conflicts), {
-      ...resourceDetails(kind, name),
+    throw apiError("Conflict", conflictMessage(conflicts), {
+      ...resourceDetails(KINDS[kind], name),
       causes: conflictCauses(conflicts),
     });
   }
@@ -216,7 +224,7 @@ export function applyStatus(
 ): { object: StoredObject; warnings: string[] } {
   const { config, configTracked } = checkedConfig(kind, name, body, STATUS_STRUCTURE, "status");
   const existing = store.get(kind, name);
-  if (existing === undefined) throw notFound(kind, name);
+  if (existing === undefined) throw notFound(KINDS[kind], name);
   const managers = decodeManagedFields(existing.metadata.managedFields).managers;
   const writer = { manager: options.manager, operation: "Apply" as const, subresource: "status" };
   const previous = managers.find((entry) => sameManager(entry, writer));
@@ -243,14 +251,14 @@ export function applyStatus(
   });
   checkPreconditions(kind, existing, { uid: envelope.uid });
   const resourceVersion = envelope.metadata.resourceVersion ?? existing.metadata.resourceVersion;
-  if (resourceVersion !== existing.metadata.resourceVersion) throw conflict(kind, name);
+  if (resourceVersion !== existing.metadata.resourceVersion) throw conflict(KINDS[kind], name);
   const { status, warnings } = admitStatus(kind, name, envelope, merged.status, options.fieldValidation);
 
   const changes = compare(STATUS_STRUCTURE, live, merged);
   const { managers: kept, conflicts } = transferOwnership(others, writer, changes);
   if (conflicts.length > 0 && !options.force) {
-    throw new ApiError("Conflict", conflictMessage(conflicts), {
-      ...resourceDetails(kind, name),
+    throw apiError("Conflict", conflictMessage(conflicts), {
+      ...resourceDetails(KINDS[kind], name),
       causes: conflictCauses(conflicts),
     });
   }
@@ -366,7 +374,7 @@ export function managedFieldsAfterUpdate(
   const fromBody = decodeManagedFields(reset ? [] : sent);
   if (fromBody.problems.length > 0) {
     throw invalid(
-      kind,
+      KINDS[kind],
       object.metadata.name,
       fromBody.problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
     );
@@ -415,7 +423,7 @@ function checkedConfig(
   const problems = configProblems(structure, configTracked);
   if (problems.length > 0) {
     throw invalid(
-      kind,
+      KINDS[kind],
       name,
       problems.map((problem) => ({ reason: "FieldValueInvalid", ...problem })),
     );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { ApiError } from "../../../sdk/errors";
+import { apiError } from "../../../sdk/errors/server-errors";
 import type { KindName } from "../../../sdk/schema";
-import { ApiError } from "../../errors";
 import { errorFields } from "../../http/request-log";
 import type { ListOptions } from "../../resources/list-options";
 import type { TableOptions } from "../../resources/table";
@@ -74,7 +75,7 @@ export function serveWatch(
   // The server's own controller's watches are not the clients --max-watches bounds.
   const { fromController } = reply.request;
   if (!fromController && hub.size >= settings.maxWatches) {
-    throw new ApiError(
+    throw apiError(
       "TooManyRequests",
       `too many open watches (${settings.maxWatches}, --max-watches); retry shortly`,
       { retryAfterSeconds: 1 },

@@ -1,5 +1,5 @@
+import type { Status } from "../../../sdk/errors";
 import type { KindName } from "../../../sdk/schema";
-import type { Status } from "../../errors";
 import { redactObject } from "../../resources/redaction";
 import { type TableOptions, tableOf } from "../../resources/table";
 import type { WatchOutput } from "../../resources/watch";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../server/errors";
+import { ApiError, type FailureStatus } from "../../../sdk/errors";
 import {
   OPERATIONS,
   type Operation,
@@ -42,7 +42,8 @@ const BAD_STRINGS: Record<string, string | undefined> = {
   propagationPolicy: "Sideways",
 };
 
-function refusal(operation: Operation, query: RawQuery): ApiError {
+/** The Status the server answers a refused query with. */
+function refusal(operation: Operation, query: RawQuery): FailureStatus {
   try {
     parseQuery(operation, query);
   } catch (error) {
@@ -50,7 +51,7 @@ function refusal(operation: Operation, query: RawQuery): ApiError {
     const apiError = error as ApiError;
     expect(apiError.reason).toBe("BadRequest");
     expect(apiError.code).toBe(400);
-    return apiError;
+    return apiError.status;
   }
   throw new Error(`${operation} took ${JSON.stringify(query)}`);
 }
