@@ -2,7 +2,13 @@
 // informer, writes through the typed client (children by create and delete with a uid precondition, status
 // through `/status`). Each write is assumed into the cache as the server answered it, so the next sync
 // reads it even before the watch brings it back.
-import type { ApiError, Client, MergePatch, ResourceClient } from "../sdk/client";
+import {
+  type Client,
+  ConflictError,
+  type MergePatch,
+  NotFoundError,
+  type ResourceClient,
+} from "../sdk/client";
 import { Informer, type InformerHandlers, type InformerOptions, type Transform } from "./informer";
 import type { KubeObject } from "./objects";
 import { SecretValuesCache } from "./secret-values";
@@ -118,7 +124,7 @@ function cachedKind(
         else informer.assumeDeleted(name);
       } catch (error) {
         // Gone already, or the name holds another incarnation now: either way not ours to delete.
-        if (!hasReason(error, "NotFound") && !hasReason(error, "Conflict")) throw error;
+        if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
       }
     },
   };
@@ -142,9 +148,4 @@ function metadataOnly(object: KubeObject): KubeObject {
     },
     spec: {},
   };
-}
-
-/** Whether an API error has this reason (`AlreadyExists`, `Conflict`, ...), whichever class carries it. */
-export function hasReason(error: unknown, reason: string): error is ApiError {
-  return (error as Partial<ApiError> | undefined)?.reason === reason;
 }

@@ -3,8 +3,9 @@
 // drain is over, so a Proxy terminates for that long on either server (the local one and kube-apiserver,
 // where a custom resource has no grace period of its own). In the shape of the Service controller: events
 // queue Proxy names, one worker syncs one name at a time, idempotently.
+import { NotFoundError } from "../sdk/client";
 import { PROXY_DRAIN_FINALIZER } from "../sdk/schema";
-import { hasReason, type KindCache } from "./cluster";
+import type { KindCache } from "./cluster";
 import type { ControllerLogger } from "./logger";
 import type { KubeObject } from "./objects";
 import { type BackoffOptions, WorkQueue } from "./queue";
@@ -100,7 +101,7 @@ export class ProxyDrain {
         queue.forget(name);
       } catch (error) {
         // Gone since the cache saw it: its delete event ends the matter.
-        if (!hasReason(error, "NotFound")) {
+        if (!(error instanceof NotFoundError)) {
           const delayMs = queue.retryLater(name);
           options.log.warn({ proxy: name, delayMs, error: String(error) }, "drain sync failed; retrying");
         }

@@ -3,11 +3,12 @@
 // status from what those writes left and write it only when it differs.
 import { isDeepStrictEqual } from "node:util";
 import type { ResolveOptions } from "../builder/oci";
+import { AlreadyExistsError, ConflictError, NotFoundError } from "../sdk/client";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../sdk/schema";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { timestamp } from "../sdk/shared/time";
 import { type BundleOutcome, BundleSources, type ResolvedTag } from "./bundle";
-import { type Cluster, hasReason } from "./cluster";
+import type { Cluster } from "./cluster";
 import type { ConditionState } from "./conditions";
 import type { GitSources } from "./git-sources";
 import { revisionsToPrune } from "./history";
@@ -123,7 +124,7 @@ export class ServiceSync {
       observed = await this.cluster.services.withSecrets(cached);
     } catch (error) {
       // The Secret it named is gone: the Service changed since the cache saw it; look again after a backoff.
-      if (hasReason(error, "NotFound")) return { retry: true };
+      if (error instanceof NotFoundError) return { retry: true };
       throw error;
     }
     const spec = applyDefaults("Service", observed.spec) as unknown as ServiceSpec;
@@ -148,12 +149,13 @@ export class ServiceSync {
       const result = await this.converge(service, spec, outcome);
       return pending ? { retry: false, requeueAfterMs: WAIT_REPORT_EVERY_MS } : result;
     } catch (error) {
+      // A child's name is taken by an object the cache has not shown yet, perhaps not this Service's: its
+      // event may queue another Service, so look again after a backoff. (Asked first: an AlreadyExistsError
+      // is a ConflictError too.)
+      if (error instanceof AlreadyExistsError) return { retry: true };
       // A write met a newer version of what it was decided from: the event of that version queues the
       // Service again, and its sync decides afresh.
-      if (hasReason(error, "Conflict")) return { retry: false };
-      // A child's name is taken by an object the cache has not shown yet, perhaps not this Service's: its
-      // event may queue another Service, so look again after a backoff.
-      if (hasReason(error, "AlreadyExists")) return { retry: true };
+      if (error instanceof ConflictError) return { retry: false };
       throw error;
     }
   }

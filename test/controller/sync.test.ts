@@ -2,6 +2,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Cluster } from "../../controller";
 import { silentLogger } from "../../controller/logger";
 import { ServiceSync } from "../../controller/sync";
 import { validateSpec } from "../../sdk/schema";
@@ -367,6 +368,46 @@ describe("syncService", () => {
       registry.closeAllConnections();
       await new Promise<void>((resolve) => registry.close(() => resolve()));
     }
+  });
+});
+
+// The API's refusals as the store throws them (the classes the client decodes), met between the sync's read
+// and its write: told apart by class, only the one that no later event of this Service fixes is retried.
+describe("syncService meeting a write it has not seen", () => {
+  function racingSync(store: ObjectStore, change: (cluster: Cluster) => void) {
+    const cluster = storeCluster(store);
+    change(cluster);
+    return new ServiceSync({ cluster, gateways: ["default"], log: silentLogger });
+  }
+
+  it("leaves a status write that met a newer Service to that version's sync (Conflict: no retry)", async () => {
+    const { store } = setUp();
+    createService(store, "web", ociService());
+    const sync = racingSync(store, ({ services }) => {
+      const replaceStatus = services.replaceStatus;
+      services.replaceStatus = (object) => {
+        updateService(store, "web", (current) => ({
+          ...current,
+          metadata: { ...current.metadata, labels: { team: "edge" } },
+        }));
+        return replaceStatus(object);
+      };
+    });
+    expect(await sync.syncService("web")).toEqual({ retry: false });
+    expect(store.get("Service", "web")?.status).toBeUndefined();
+  });
+
+  it("retries a revision whose name was taken meanwhile (AlreadyExists, a Conflict too: retry)", async () => {
+    const { store } = setUp();
+    createService(store, "web", ociService());
+    const sync = racingSync(store, ({ revisions }) => {
+      const create = revisions.create;
+      revisions.create = (object) => {
+        store.create("ServiceRevision", { ...object, metadata: { name: object.metadata.name } });
+        return create(object);
+      };
+    });
+    expect(await sync.syncService("web")).toEqual({ retry: true });
   });
 });
 
