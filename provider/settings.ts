@@ -5,7 +5,14 @@ import {
   type KubeconfigOrigin,
   readKubeconfig,
 } from "../sdk/client/kubeconfig";
-import { baseUrlProblem, MAX_RETRIES_LIMIT, SETTINGS, type SettingName } from "../sdk/client/settings";
+import {
+  addressGiven,
+  baseUrlProblem,
+  MAX_RETRIES_LIMIT,
+  SET_ADDRESS_HINT,
+  SETTINGS,
+  type SettingName,
+} from "../sdk/client/settings";
 import type { AccessOrigins } from "./access";
 
 /** Where and how the provider reaches the API; read from stack config and EXAMPLEDEV_* variables. */
@@ -111,8 +118,7 @@ export function booleanSetting(
  * nothing is asked of the API.
  */
 export function apiAddressConfigured(config: ConfigSource, env: NodeJS.ProcessEnv = process.env): boolean {
-  const read = reader(config, env);
-  return read("baseUrl") !== undefined || read("kubeconfig") !== undefined;
+  return addressGiven((key) => config.get(key), env);
 }
 
 /** A context is chosen in a kubeconfig: without one, the setting would be silently ignored. */
@@ -202,10 +208,7 @@ export function resolveAccess(
   const origin = (name: SettingName) => settingOrigin(config, name, env);
   const explicitUrl = read("baseUrl");
   if (explicitUrl === undefined && read("kubeconfig") === undefined) {
-    throw new Error(
-      `no API address configured: set it with \`pulumi config set ${SETTINGS.baseUrl.config} http://127.0.0.1:8080\` ` +
-        `or the ${SETTINGS.baseUrl.env} environment variable, or point ${SETTINGS.kubeconfig.config} at a kubeconfig`,
-    );
+    throw new Error(`no API address configured: ${SET_ADDRESS_HINT}`);
   }
   if (explicitUrl !== undefined) checkedBaseUrl(explicitUrl);
   const timeoutMs = timeoutSeconds(read("requestTimeoutSeconds")) * 1000;

@@ -165,3 +165,45 @@ export function baseUrlProblem(baseUrl: string, tokenSetting: string): string | 
   }
   return undefined;
 }
+
+/** How to give the provider an API address, for the messages that find none. */
+export const SET_ADDRESS_HINT =
+  `set it with \`pulumi config set ${SETTINGS.baseUrl.config} http://127.0.0.1:8080\` or the ` +
+  `${SETTINGS.baseUrl.env} environment variable, or point ${SETTINGS.kubeconfig.config} at a kubeconfig`;
+
+/** Whether an API address is given at all (valid or not): a base URL or a kubeconfig, by config or variable. */
+export function addressGiven(config: (key: string) => string | undefined, env: NodeJS.ProcessEnv): boolean {
+  return (["baseUrl", "kubeconfig"] as const).some(
+    (name) => !!config(SETTINGS[name].config) || !!env[SETTINGS[name].env],
+  );
+}
+
+/**
+ * What to say about a stack config key in the provider's namespace that names no setting (a misspelling is
+ * otherwise ignored in silence): the nearest setting's key when one is close, else every key.
+ */
+export function unknownSettingMessage(key: string): string {
+  const keys = Object.values(SETTINGS).map((setting) => setting.config);
+  const nearest = keys
+    .map((known) => ({ known, distance: editDistance(key.toLowerCase(), known.toLowerCase()) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  const advice =
+    nearest !== undefined && nearest.distance <= 3
+      ? `did you mean ${nearest.known}?`
+      : `the settings are ${keys.join(", ")}`;
+  return `${key} is not a setting of @exampledev/pulumi and is ignored: ${advice}`;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions between two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

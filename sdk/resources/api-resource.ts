@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KindName } from "../schema";
 import { providerSource } from "./provider-source";
 import { markSecretInputs } from "./secret-inputs";
+import { noticeSettingsOnce } from "./settings-notice";
 import { TYPE_TOKENS } from "./type-tokens";
 
 /** `pulumi.Input` at every level of T, so any part of a spec can come from another resource's output. */
@@ -112,5 +113,6 @@ export abstract class ApiResource<Spec, Status> extends pulumi.CustomResource {
     // source (ObjectProvider.read finds the object by name, whoever manages it); every output is the live one's.
     const sent = opts?.id !== undefined ? lookupProps(rest) : props;
     super(TYPE_TOKENS[kind], name, { ...sent, __provider: providerSource(kind) }, opts);
+    noticeSettingsOnce();
   }
 }
