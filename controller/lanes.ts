@@ -3,6 +3,7 @@
 // share one request. A host whose calls keep failing (no answer, a connection refused, 5xx) is backed off
 // as a host: the calls queued for it wait until the backoff is over, whichever Service made them, and one
 // answer of any kind ends the backoff. A host that hangs fills its own lane only.
+import { backoffStep } from "../sdk/shared/retry";
 
 /** What a caller waits for, for its status: the host, what is asked, since when, and why it is not done. */
 export interface LaneWait {
@@ -187,7 +188,7 @@ export class HostLanes {
     if (result !== undefined && !this.options.signal.aborted) {
       if (call.hostFailed(result)) {
         host.failures++;
-        const delay = Math.min(this.maxMs, this.baseMs * 2 ** (host.failures - 1));
+        const delay = backoffStep(host.failures - 1, { baseDelayMs: this.baseMs, maxDelayMs: this.maxMs });
         host.until = Math.max(host.until, Date.now() + delay);
       } else {
         host.failures = 0;

@@ -1,5 +1,6 @@
 // A work queue of keys in the shape of client-go's: a key waits at most once, a key being processed is
 // never handed out twice (an add meanwhile runs it again afterwards), and failures back off per key.
+import { backoffStep } from "../sdk/shared/retry";
 
 export interface BackoffOptions {
   /** Delay after the first failure of a key; doubles with each further failure. Default 1 s. */
@@ -63,7 +64,7 @@ export class WorkQueue {
   retryLater(key: string): number {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
-    const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** failures);
+    const delay = backoffStep(failures, this);
     clearTimeout(this.retries.get(key));
     const timer = setTimeout(() => {
       this.retries.delete(key);

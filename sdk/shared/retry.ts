@@ -55,9 +55,20 @@ export function retryWait(
   return hintedWait(retryAfter, policy) ?? backoff(retriesSoFar, policy);
 }
 
-/** Exponential backoff: a jittered wait within [0, min(cap, base * 2^n)). */
+/**
+ * The exponential step after `retriesSoFar` retries: `base * 2^n`, capped. `backoff` jitters below it; a
+ * work queue's per-key delay is the step itself (client-go's failure rate limiter has no jitter either).
+ */
+export function backoffStep(
+  retriesSoFar: number,
+  { baseDelayMs, maxDelayMs }: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
+): number {
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** retriesSoFar);
+}
+
+/** Exponential backoff: a jittered wait within [0, backoffStep). */
 export function backoff(retriesSoFar: number, policy: RetryPolicy): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesSoFar);
+  const ceiling = backoffStep(retriesSoFar, policy);
   const lowest = policy.jitter === "equal" ? Math.floor(ceiling / 2) : 0;
   // random() < 1, so the product stays below the span even in floating point.
   return lowest + Math.floor(policy.random() * (ceiling - lowest));

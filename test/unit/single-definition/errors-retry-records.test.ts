@@ -183,7 +183,7 @@ function reasonCodePairs(source: Source): string[] {
   return [...new Set([...found, ...classes])];
 }
 
-/** A Retry-After parser (delta-seconds and HTTP-date) or a jittered exponential backoff. */
+/** A Retry-After parser (delta-seconds and HTTP-date) or an exponential backoff, jittered or capped. */
 function retryPolicies(source: Source): string[] {
   if (source.file === HOME.retry) return [];
   const named = declarations(source)
@@ -200,9 +200,9 @@ function retryPolicies(source: Source): string[] {
     .filter(isFunctionLike)
     .filter((node) => {
       const text = code(node);
-      return /\b2 \*\* /.test(text) && /random\(\)/.test(text);
+      return /\b2 \*\* /.test(text) && /random\(\)|Math\.min\(/.test(text);
     })
-    .map(() => `${source.file}: computes a jittered exponential backoff`);
+    .map(() => `${source.file}: computes an exponential backoff`);
   return [...new Set([...named, ...parsers, ...backoffs])];
 }
 
@@ -262,13 +262,13 @@ test("the home modules hold what the others import", () => {
   for (const name of STATUS_TYPES) expect(declared(HOME.status)).toContain(name);
   for (const name of ["REASONS", "failureStatus", "successStatus", "apiErrorFromResponse"])
     expect(declared(HOME.reasons)).toContain(name);
-  for (const name of ["parseRetryAfter", "retryWait", "backoff", "withOverrides", "realSleep"])
+  for (const name of ["parseRetryAfter", "retryWait", "backoff", "backoffStep", "withOverrides", "realSleep"])
     expect(declared(HOME.retry)).toContain(name);
   expect(declared(HOME.records)).toContain("isRecord");
   for (const name of ["redact", "redactValues"]) expect(declared(HOME.redact)).toContain(name);
 });
 
-test("the client transport and the builder's OCI calls both use the one retry policy", () => {
+test("the client transport, the builder's registry calls and the controller's queues use the one retry policy", () => {
   const importers = SOURCES.filter(({ tree }) =>
     tree.statements.some(
       (statement) =>
@@ -278,7 +278,13 @@ test("the client transport and the builder's OCI calls both use the one retry po
     ),
   ).map(({ file }) => file);
   expect(importers).toEqual(
-    expect.arrayContaining(["sdk/client/retry.ts", "sdk/client/transport.ts", "builder/oci/http.ts"]),
+    expect.arrayContaining([
+      "sdk/client/retry.ts",
+      "sdk/client/transport.ts",
+      "builder/oci/http.ts",
+      "controller/queue.ts",
+      "controller/lanes.ts",
+    ]),
   );
 });
 
@@ -371,6 +377,21 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
       const ceiling = Math.min(10_000, 250 * 2 ** retry);
       return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
     }`,
+  },
+  {
+    detector: "retryPolicies",
+    file: "controller/queue.ts",
+    text: `class WorkQueue {
+      retryLater(key: string): number {
+        const failures = this.failures.get(key) ?? 0;
+        return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** failures);
+      }
+    }`,
+  },
+  {
+    detector: "retryPolicies",
+    file: "controller/lanes.ts",
+    text: `const settle = (host: Host) => Math.min(this.maxMs, this.baseMs * 2 ** (host.failures - 1));`,
   },
   {
     detector: "recordChecks",
