@@ -24,12 +24,13 @@ export class WorkQueue {
   private getters: ((key: string | undefined) => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   private shuttingDown = false;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly backoff: Required<BackoffOptions>;
 
   constructor(options: BackoffOptions = {}) {
-    this.baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
-    this.maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.backoff = {
+      baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
+      maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+    };
   }
 
   add(key: string): void {
@@ -64,7 +65,7 @@ export class WorkQueue {
   retryLater(key: string): number {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
-    const delay = backoffStep(failures, this);
+    const delay = backoffStep(failures, this.backoff);
     clearTimeout(this.retries.get(key));
     const timer = setTimeout(() => {
       this.retries.delete(key);
