@@ -1,8 +1,9 @@
 import type { EnforcementLevel, ResourceRemediation, ResourceValidationPolicy } from "@pulumi/policy";
-import { parsePath, RULES, type RuleInfo, type Severity, validateSpec } from "../sdk/schema";
+import { parsePath, RULES, type RuleInfo, type Severity } from "../sdk/schema";
 import { applyEdits, remediationProperties } from "./remediation";
 import { describeResource, kindOfType, plainProperties } from "./resources";
 import { RULE_REMEDIATIONS, type RuleRemediation } from "./rule-remediations";
+import { specViolations } from "./spec-violations";
 
 /** Errors block a preview; warnings are reported and let it pass. Policy config can change either. */
 function enforcementLevelOf(severity: Severity): EnforcementLevel {
@@ -16,7 +17,7 @@ function remediateRule(rule: RuleInfo, remedy: RuleRemediation): ResourceRemedia
     if (kind === undefined || !rule.kinds.includes(kind)) return undefined;
     const plain = remediationProperties(props);
     if (plain.spec === undefined) return undefined;
-    const edits = validateSpec(kind, plain.spec)
+    const edits = specViolations(kind, plain.spec)
       .filter((violation) => violation.rule === rule.id)
       .flatMap((violation) => remedy.edits(parsePath(violation.path), plain));
     return applyEdits(props, edits);
@@ -24,9 +25,10 @@ function remediateRule(rule: RuleInfo, remedy: RuleRemediation): ResourceRemedia
 }
 
 /**
- * The policy for one rule of the shared schema: it runs the schema's validation on the resource's spec and
- * reports that rule's violations only, so each rule can be enforced, lowered or disabled on its own. Rules
- * with an unambiguous fix (RULE_REMEDIATIONS) also remediate, when a policy config sets them to `remediate`.
+ * The policy for one rule of the shared schema: it reads the schema's validation of the resource's spec (one
+ * for all the rule policies, spec-violations.ts) and reports that rule's violations only, so each rule can be
+ * enforced, lowered or disabled on its own. Rules with an unambiguous fix (RULE_REMEDIATIONS) also remediate,
+ * when a policy config sets them to `remediate`.
  */
 function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
   const remedy = RULE_REMEDIATIONS[rule.id];
@@ -41,7 +43,7 @@ function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
       const { spec } = plainProperties(props);
       // An absent spec leaves nothing to judge, like an unknown one; the provider's check reports it missing.
       if (spec === undefined) return;
-      for (const violation of validateSpec(kind, spec)) {
+      for (const violation of specViolations(kind, spec)) {
         if (violation.rule === rule.id)
           reportViolation(`${describeResource(kind, name)}: ${violation.message}`);
       }
