@@ -54,7 +54,8 @@ export interface Cluster {
   stop(): Promise<void>;
   /**
    * Resolves once the caches have seen the API's writes up to the versions given (the last write of each
-   * kind), for a caller that knows them: the server that runs the controller in its own process.
+   * kind), for a caller that knows them: the local server that runs the controller in its own process, whose
+   * versions are counters.
    */
   reached(versions: { services?: string; revisions?: string }): Promise<void>;
 }
@@ -91,8 +92,12 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
     },
     async reached(versions) {
       await Promise.all([
-        versions.services === undefined ? undefined : services.informer.reached(versions.services),
-        versions.revisions === undefined ? undefined : revisions.informer.reached(versions.revisions),
+        versions.services === undefined
+          ? undefined
+          : services.informer.reachedWhen(atOrAfter(versions.services)),
+        versions.revisions === undefined
+          ? undefined
+          : revisions.informer.reachedWhen(atOrAfter(versions.revisions)),
       ]);
     },
   };
@@ -129,6 +134,13 @@ function cachedKind(
     },
   };
 }
+
+/**
+ * Whether a cache's version is `version` or later, by the local server's versions, which count its writes
+ * (the one caller of `reached`; elsewhere versions are opaque and only compared for equality).
+ */
+const atOrAfter = (version: string) => (reached: string | undefined) =>
+  reached !== undefined && Number(reached) >= Number(version);
 
 /**
  * A Proxy as the drain reads it: the metadata it decides on, without the spec, status or managed fields a

@@ -1,16 +1,17 @@
-// A list+watch cache of one kind, in the shape of client-go's reflector and informer: list, then watch from
-// the list's resourceVersion; a watch the server ends is resumed from the last version seen (an event or a
-// bookmark); a version the server no longer keeps (410) means a new list, whose differences from the cache
-// are handed out as events, so no change is missed. Any other failure waits a backoff and tries again.
-import { GoneError, type ResourceClient } from "../sdk/client";
-import { backoff, type RetryPolicy, realSleep, type Sleep } from "../sdk/shared/retry";
+// A cache of one kind with handlers, in the shape of client-go's informer, over the one list/watch loop
+// (`sdk/client/reflector.ts`): a list replaces the cache (its differences handed out as events, so no change
+// is missed after a 410), each event changes it, and every failure is waited out by the reflector.
+// Versions are compared only for equality.
+import type { ListWatchClient } from "../sdk/client/reflector";
+import { Reflector, type ReflectorEvent, type ReflectorOptions } from "../sdk/client/reflector";
+import type { Sleep } from "../sdk/shared/retry";
 
 /** What the informer reads of an object. */
 export interface Cached {
   metadata: { name: string; uid?: string; resourceVersion?: string };
 }
 
-export type ListWatchClient<T> = Pick<ResourceClient<T, unknown>, "list" | "watch">;
+export type { ListWatchClient };
 
 /** Called in the order the changes happened; the objects are the cache's (copy before changing them). */
 export interface InformerHandlers<T> {
@@ -23,7 +24,7 @@ export interface InformerOptions {
   /** Items per list page. Default 500, as client-go's. */
   pageSize?: number;
   /** Backoff after a failed list or watch. Default 800 ms doubling to 30 s, as client-go's reflector. */
-  backoff?: Partial<Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">>;
+  backoff?: ReflectorOptions["backoff"];
   /** Given every failure that is waited out; the informer goes on. */
   onError?(error: unknown): void;
   /** Replaces the real timer of the backoff, for tests. */
@@ -36,46 +37,30 @@ export interface InformerOptions {
  */
 export type Transform<T> = (object: T) => T;
 
-const DEFAULT_PAGE_SIZE = 500;
-
 export class Informer<T extends Cached> {
   private readonly cache = new Map<string, T>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly stopping = new AbortController();
-  private readonly policy: RetryPolicy;
-  private readonly sleep: Sleep;
-  private readonly pageSize: number;
   /** The version the cache stands at: the last list's, event's or bookmark's; undefined until listed. */
   private version: string | undefined;
   private hasSynced = false;
   private syncWaiters: (() => void)[] = [];
   /**
-   * Incarnations known to be deleted, by name: taken out by `assumeDeleted` (until the watch brings the
+   * Incarnations (`name/uid`) known to be deleted: taken out by `assumeDeleted` (until the watch brings the
    * deletion), or by the watch or a relist (so that the answer to an earlier write of one, arriving after
-   * its deletion, does not bring it back). See `Tombstones`.
+   * its deletion, does not bring it back).
    */
-  private readonly deleted = new Tombstones();
-  private versionWaiters: { version: string; resolve: () => void }[] = [];
+  private readonly deleted = new Recent();
+  /** Versions the list or the watch brought: an assumed write at one of them is no news (the cache has it or later). */
+  private readonly brought = new Recent();
+  private versionWaiters: { reached: (version: string | undefined) => boolean; resolve: () => void }[] = [];
   private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ListWatchClient<T>,
     private readonly options: InformerOptions = {},
     private readonly transform?: Transform<T>,
-  ) {
-    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    this.sleep = options.sleep ?? realSleep;
-    this.policy = {
-      maxRetries: Number.POSITIVE_INFINITY,
-      baseDelayMs: options.backoff?.baseDelayMs ?? 800,
-      maxDelayMs: options.backoff?.maxDelayMs ?? 30_000,
-      jitter: "equal",
-      maxRetryAfterMs: 0,
-      longRetryAfter: "backoff",
-      random: Math.random,
-      now: Date.now,
-    };
-  }
+  ) {}
 
   /** Handlers added before `start` see every object of the first list as added. */
   addHandlers(handlers: InformerHandlers<T>): void {
@@ -113,13 +98,13 @@ export class Informer<T extends Cached> {
   /**
    * An object this process just wrote, as the server answered: in the cache at once, so the next read does
    * not act on the state before its own write (client-go's mutation cache). The watch's event of the same
-   * version is then no news; an older one never replaces it.
+   * version is then no news; an answer whose version the watch already brought (the cache has it, or a later
+   * one) changes nothing.
    */
   assume(object: T): void {
-    const { name, uid } = object.metadata;
-    if (uid !== undefined && this.deleted.has(name, uid)) return;
-    const cached = this.cache.get(name);
-    if (cached && isOlder(object.metadata.resourceVersion, cached.metadata.resourceVersion)) return;
+    const { name, uid, resourceVersion } = object.metadata;
+    if (uid !== undefined && this.deleted.has(`${name}/${uid}`)) return;
+    if (resourceVersion !== undefined && this.brought.has(resourceVersion)) return;
     this.put(object);
   }
 
@@ -131,10 +116,14 @@ export class Informer<T extends Cached> {
     this.remove(name);
   }
 
-  /** Resolves once the cache has reached `version` (its events and bookmarks up to it are in). */
-  reached(version: string): Promise<void> {
-    if (!isOlder(this.version, version)) return Promise.resolve();
-    return new Promise((resolve) => this.versionWaiters.push({ version, resolve }));
+  /**
+   * Resolves once `reached` holds of the version the cache stands at (asked after each list, event and
+   * bookmark). Only the caller can tell whether a version is at or after another: this server's versions are
+   * opaque to the informer.
+   */
+  reachedWhen(reached: (version: string | undefined) => boolean): Promise<void> {
+    if (reached(this.version)) return Promise.resolve();
+    return new Promise((resolve) => this.versionWaiters.push({ reached, resolve }));
   }
 
   /** Ends the watch; the cache keeps what it holds. */
@@ -144,71 +133,51 @@ export class Informer<T extends Cached> {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        if (this.version === undefined) await this.relist(signal);
-        const stream = await this.client.watch({
-          resourceVersion: this.version,
-          allowWatchBookmarks: true,
-          signal,
-        });
-        try {
-          for await (const event of stream) {
-            failures = 0;
-            const { name, uid, resourceVersion } = event.object.metadata;
-            if (event.type === "DELETED") {
-              this.remove(name);
-            } else if (event.type !== "BOOKMARK" && (uid === undefined || !this.deleted.has(name, uid))) {
-              this.put(event.object);
-            }
-            this.reach(resourceVersion ?? this.version);
-          }
-        } finally {
-          stream.close();
-        }
-        // The server ended the watch (its timeout, a restart): resume from the version reached.
-      } catch (error) {
-        if (signal.aborted) return;
-        if (error instanceof GoneError) {
-          this.version = undefined;
-          continue;
-        }
-        this.options.onError?.(error);
-        try {
-          await this.sleep(backoff(failures++, this.policy), signal);
-        } catch {
-          return;
-        }
-      }
-    }
+    const { onError, ...options } = this.options;
+    const reflector = new Reflector(this.client, { list: "all", ...options });
+    for await (const event of reflector.events(signal)) this.apply(event);
   }
 
-  /** Lists every page, then makes the cache equal to it: what is new is added, what is gone deleted. */
-  private async relist(signal: AbortSignal): Promise<void> {
-    const listed = new Map<string, T>();
-    let token: string | undefined;
-    let version: string | undefined;
-    do {
-      const page = await this.client.list({ limit: this.pageSize, continue: token, signal });
-      for (const item of page.items) listed.set(item.metadata.name, item);
-      version = page.metadata.resourceVersion;
-      token = page.metadata.continue || undefined;
-    } while (token);
+  private apply(event: ReflectorEvent<T>): void {
+    switch (event.type) {
+      case "LISTED":
+        this.replace(event.items ?? []);
+        this.reach(event.resourceVersion);
+        if (!this.hasSynced) {
+          this.hasSynced = true;
+          for (const resolve of this.syncWaiters.splice(0)) resolve();
+        }
+        return;
+      case "FAILED":
+        this.options.onError?.(event.error);
+        return;
+      case "WATCHING":
+        return;
+    }
+    const { name, uid, resourceVersion } = event.object.metadata;
+    if (resourceVersion !== undefined) this.brought.add(resourceVersion);
+    if (event.type === "DELETED") this.remove(name);
+    else if (event.type !== "BOOKMARK" && (uid === undefined || !this.deleted.has(`${name}/${uid}`))) {
+      this.put(event.object);
+    }
+    this.reach(resourceVersion ?? this.version);
+  }
+
+  /** Makes the cache equal to a list: what is new is added, what is gone deleted. */
+  private replace(items: T[]): void {
+    const listed = new Map(items.map((item) => [item.metadata.name, item]));
     for (const name of this.cache.keys()) if (!listed.has(name)) this.remove(name);
-    for (const object of listed.values()) this.put(object);
-    this.reach(version);
-    if (!this.hasSynced) {
-      this.hasSynced = true;
-      for (const resolve of this.syncWaiters.splice(0)) resolve();
+    for (const object of listed.values()) {
+      if (object.metadata.resourceVersion !== undefined) this.brought.add(object.metadata.resourceVersion);
+      this.put(object);
     }
   }
 
   private reach(version: string | undefined): void {
     this.version = version;
     const waiting = this.versionWaiters;
-    this.versionWaiters = waiting.filter((waiter) => isOlder(version, waiter.version));
-    for (const waiter of waiting) if (!isOlder(version, waiter.version)) waiter.resolve();
+    this.versionWaiters = waiting.filter((waiter) => !waiter.reached(version));
+    for (const waiter of waiting) if (waiter.reached(version)) waiter.resolve();
   }
 
   private put(received: T): void {
@@ -227,45 +196,35 @@ export class Informer<T extends Cached> {
   private remove(name: string): void {
     const previous = this.cache.get(name);
     if (!previous) return;
-    if (previous.metadata.uid !== undefined) this.deleted.add(name, previous.metadata.uid);
+    if (previous.metadata.uid !== undefined) this.deleted.add(`${name}/${previous.metadata.uid}`);
     this.cache.delete(name);
     for (const handler of this.handlers) handler.delete?.(previous);
   }
 }
 
 /**
- * Deleted incarnations (name and uid), each for `TOMBSTONE_MS`: long enough for the answer of any write made
- * before the deletion (a request has a deadline of seconds) and for a lagging watch's older events, short
- * enough that a controller deleting objects all day keeps only the last minute's.
+ * Keys remembered for `RECENT_MS`: long enough for the answer of any write made before a deletion or an event
+ * (a request has a deadline of seconds) and for a lagging watch's older events, short enough that a
+ * controller busy all day keeps only the last minute's.
  */
-class Tombstones {
+class Recent {
   /** In the order they were added, which is the order they expire in. */
-  private readonly entries = new Map<string, { uid: string; at: number }>();
+  private readonly added = new Map<string, number>();
 
-  add(name: string, uid: string): void {
+  add(key: string): void {
     const now = Date.now();
-    this.entries.delete(name);
-    this.entries.set(name, { uid, at: now });
-    for (const [oldest, { at }] of this.entries) {
-      if (now - at < TOMBSTONE_MS) break;
-      this.entries.delete(oldest);
+    this.added.delete(key);
+    this.added.set(key, now);
+    for (const [oldest, at] of this.added) {
+      if (now - at < RECENT_MS) break;
+      this.added.delete(oldest);
     }
   }
 
-  has(name: string, uid: string): boolean {
-    const entry = this.entries.get(name);
-    return entry !== undefined && entry.uid === uid && Date.now() - entry.at < TOMBSTONE_MS;
+  has(key: string): boolean {
+    const at = this.added.get(key);
+    return at !== undefined && Date.now() - at < RECENT_MS;
   }
 }
 
-const TOMBSTONE_MS = 60_000;
-
-/**
- * Whether version `a` comes before `b` (an unknown one before any). Versions are etcd revisions on
- * kube-apiserver and counters on the local server: numbers, though Kubernetes calls them opaque.
- */
-function isOlder(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined) return b !== undefined;
-  if (b === undefined) return false;
-  return Number(a) < Number(b);
-}
+const RECENT_MS = 60_000;

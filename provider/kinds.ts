@@ -1,6 +1,6 @@
 import type { ApiObject, Client, ResourceClient, ServiceStatus } from "../sdk/client";
+import type { Condition } from "../sdk/client/wait";
 import type { KindName } from "../sdk/schema";
-import type { Condition } from "./await/condition";
 import { serviceAccepted } from "./await/conditions";
 
 type Spec = Record<string, unknown>;

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, NotFoundError, newCreateToken, WaitFailedError } from "../sdk/client";
+import { KindWatch } from "../sdk/client/kind-watch";
+import { type Condition, waitFor } from "../sdk/client/wait";
 import {
   applyDefaults,
   isUnknown,
@@ -11,10 +13,7 @@ import {
 } from "../sdk/schema";
 import { containsUnknown } from "../sdk/schema/sentinel";
 import { isAccessFailure } from "./access";
-import type { Condition } from "./await/condition";
 import { deleted } from "./await/conditions";
-import { waitFor } from "./await/wait";
-import { KindWatch } from "./await/watch-source";
 import { fingerprint } from "./fingerprint";
 import { type AnyObject, KIND_BEHAVIOUR } from "./kinds";
 import { isLookup, lookedUp, missingObject } from "./lookups";

@@ -2,7 +2,7 @@
 // and what it ended with, once. The wait loop hands over every look's observation (`onObservation`); the
 // host decides where the lines go (the native plugin: the engine's ephemeral log, then its info log; the
 // dynamic provider has no channel and asks for none).
-import type { Observation } from "./await/condition";
+import type { Observation } from "../sdk/client/wait";
 
 /** Where one wait's lines go. */
 export interface ProgressLines {

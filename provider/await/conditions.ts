@@ -1,4 +1,5 @@
 import type { ObjectWithStatus } from "../../sdk/client/types";
+import type { Condition } from "../../sdk/client/wait";
 import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema/finalizers";
 import {
   type Condition as ApiCondition,
@@ -9,7 +10,6 @@ import {
   isTerminalFailure,
   type ServiceStatus,
 } from "../../sdk/schema/status";
-import type { Condition } from "./condition";
 
 type Observed = ObjectWithStatus | undefined;
 

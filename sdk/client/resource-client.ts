@@ -8,6 +8,7 @@ import {
 } from "../errors";
 import { redactValues } from "../errors/redact";
 import { KINDS, type KindName } from "../schema";
+import { KindWatch, type WatchableClient } from "./kind-watch";
 import { isOwnCreate, mayHaveStored, storedAfterFailedCreate, withCreateToken } from "./own-create";
 import { resourcePath, statusPath, withQuery } from "./paths";
 import { secretValuesOf, secretValuesOfJsonPatch } from "./secrets";
@@ -24,11 +25,13 @@ import type {
   ListOptions,
   MergePatch,
   ObjectList,
+  ObjectMeta,
   PatchOptions,
   ResourceClient,
   WaitOptions,
   WriteOptions,
 } from "./types";
+import { holds, waitFor } from "./wait";
 import type { ApiWarning, WarningHandler } from "./warnings";
 import { type WatchOptions, type WatchStream, watchStream } from "./watch";
 
@@ -65,8 +68,8 @@ class KindClient<T, I> implements ResourceClient<T, I> {
   ) {}
 
   async list(options: ListOptions = {}): Promise<ObjectList<T>> {
-    const { labelSelector, limit, continue: token, ...call } = options;
-    const path = withQuery(resourcePath(this.kind), { labelSelector, limit, continue: token });
+    const { labelSelector, fieldSelector, limit, continue: token, ...call } = options;
+    const path = withQuery(resourcePath(this.kind), { labelSelector, fieldSelector, limit, continue: token });
     return this.expect(await this.send({ method: "GET", path, ...call }));
   }
 
@@ -216,21 +219,25 @@ class KindClient<T, I> implements ResourceClient<T, I> {
     predicate: (object: T | undefined) => boolean,
     options: WaitOptions,
   ): Promise<T | undefined> {
-    const { timeoutMs, intervalMs = 1000 } = options;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    let lastSeen: T | undefined;
+    const { timeoutMs, intervalMs = 1000, signal } = options;
+    const subject = `${this.kind} "${name}"`;
+    // A watch of this one object, for this wait only.
+    const source = new KindWatch(this as unknown as WatchableClient<T & { metadata: ObjectMeta }>, {
+      fieldSelector: `metadata.name=${name}`,
+      pollIntervalMs: intervalMs,
+      sleep: this.context.sleep,
+    });
     try {
-      for (;;) {
-        lastSeen = await this.find(name, { signal });
-        if (predicate(lastSeen)) return lastSeen;
-        await this.context.sleep(intervalMs, signal);
-      }
+      return await waitFor(source, name, holds(predicate, `${subject} to reach the awaited state`), {
+        timeoutMs,
+        ...(signal && { signal }),
+      });
     } catch (error) {
-      if (deadline.aborted && !options.signal?.aborted) {
-        throw new WaitTimeoutError(`${this.kind} "${name}"`, timeoutMs, lastSeen);
-      }
+      // The client's message names the object and where it was last seen.
+      if (error instanceof WaitTimeoutError) throw new WaitTimeoutError(subject, timeoutMs, error.lastSeen);
       throw error;
+    } finally {
+      source.close();
     }
   }
 

@@ -132,6 +132,8 @@ export interface CallOptions {
 
 export interface ListOptions extends CallOptions {
   labelSelector?: string;
+  /** `metadata.name=<name>` (the one field every kind can be selected by). */
+  fieldSelector?: string;
   /** Page size; the answer's `metadata.continue` fetches the next page. */
   limit?: number;
   continue?: string;
@@ -241,7 +243,7 @@ export interface ApplyOptions extends Omit<WriteOptions, "fieldManager"> {
 
 export interface WaitOptions {
   timeoutMs: number;
-  /** Time between polls; default 1000. */
+  /** Time between looks (GET) while no watch is live (opening, broken, or refused by the server); default 1000. */
   intervalMs?: number;
   signal?: AbortSignal;
 }
@@ -283,8 +285,9 @@ export interface ResourceClient<T, I> {
   /** The object while its deletion is in progress, or undefined when the server answered with a Status. */
   delete(name: string, options?: DeleteOptions): Promise<T | undefined>;
   /**
-   * Polls `get` until `predicate` holds and returns what it saw; `undefined` is passed (and returned) while
-   * the object does not exist, so `(o) => o === undefined` waits for a deletion. Throws `WaitTimeoutError`.
+   * Watches the object until `predicate` holds and returns what it saw; `undefined` is passed (and returned)
+   * while the object does not exist, so `(o) => o === undefined` waits for a deletion. Looks (GET) first, then
+   * hears of each change from a watch of the object; polls while no watch is live. Throws `WaitTimeoutError`.
    */
   waitFor(
     name: string,

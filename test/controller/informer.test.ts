@@ -45,6 +45,10 @@ function recorded(
   return { informer, calls };
 }
 
+/** Resolves once the informer has brought the event (or list) at exactly `version`. */
+const reached = (informer: Informer<Revision>, version: string | undefined) =>
+  informer.reachedWhen((at) => at === version);
+
 const names = (informer: Informer<Revision>) =>
   informer
     .list()
@@ -60,9 +64,10 @@ function interruptible(client: ListWatchClient<Revision>) {
     list: (options) => client.list(options),
     watch: async (options) => {
       await gate;
-      watched.push(options?.resourceVersion);
       const stream = await client.watch(options);
+      // Counted once open, so that a test that saw it counted can break it.
       streams.push(stream);
+      watched.push(options?.resourceVersion);
       return stream;
     },
   };
@@ -136,12 +141,12 @@ describe("the informer", () => {
 
   it("resumes a broken watch from the version it reached, without listing again", async () => {
     const { create, watches, informer, calls } = await watchingOne();
-    const reached = informer.resourceVersion;
+    const from = informer.resourceVersion;
     const release = watches.hold();
     await create("b");
     release();
     await vi.waitFor(() => expect(calls).toEqual(["add a", "add b"]));
-    expect(watches.watched).toEqual([reached, reached]);
+    expect(watches.watched).toEqual([from, from]);
   });
 
   it("lists again when the version it resumes from is gone (410), and hands out the differences", async () => {
@@ -207,7 +212,7 @@ describe("the informer", () => {
     const created = await create("a");
     informer.assume(created);
     expect(calls).toEqual(["add a"]);
-    await informer.reached(created.metadata.resourceVersion ?? "");
+    await reached(informer, created.metadata.resourceVersion);
     expect(calls).toEqual(["add a"]);
 
     const labelled = await client.serviceRevisions.patch(
@@ -222,7 +227,7 @@ describe("the informer", () => {
     await client.serviceRevisions.delete("a");
     informer.assumeDeleted("a");
     expect(informer.get("a")).toBeUndefined();
-    await informer.reached((await client.serviceRevisions.list()).metadata.resourceVersion ?? "");
+    await reached(informer, (await client.serviceRevisions.list()).metadata.resourceVersion);
     expect(calls).toEqual(["add a", "update a", "delete a"]);
   });
 
@@ -234,7 +239,7 @@ describe("the informer", () => {
     informer.assumeDeleted("a");
     const recreated = await create("a");
     release();
-    await informer.reached(recreated.metadata.resourceVersion ?? "");
+    await reached(informer, recreated.metadata.resourceVersion);
     // The late MODIFIED of the deleted incarnation changed nothing; its DELETED found it gone.
     expect(calls).toEqual(["add a", "delete a", "add a"]);
     expect(informer.get("a")?.metadata.uid).toBe(recreated.metadata.uid);
@@ -250,7 +255,7 @@ describe("the informer", () => {
       { type: "merge" },
     );
     await client.serviceRevisions.delete("a");
-    await informer.reached((await client.serviceRevisions.list()).metadata.resourceVersion ?? "");
+    await reached(informer, (await client.serviceRevisions.list()).metadata.resourceVersion);
     informer.assume(labelled);
     expect(informer.get("a")).toBeUndefined();
     expect(calls).toEqual(["add a", "update a", "delete a"]);

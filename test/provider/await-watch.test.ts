@@ -1,96 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Condition } from "../../provider/await/condition";
-import { waitFor } from "../../provider/await/wait";
-import { KindWatch } from "../../provider/await/watch-source";
 import { type Client, createClient, type Proxy } from "../../sdk/client";
+import { KindWatch } from "../../sdk/client/kind-watch";
+import { type Condition, waitFor } from "../../sdk/client/wait";
 import { configureProvider, created, declared, providerOf } from "../helpers/provider";
 import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { openWatch } from "../helpers/watch";
+import { startWatchProxy } from "../helpers/watch-proxy";
 
 // The provider's waits hear of changes from one watch per kind (server-side watch, `?watch=true`), over the
 // in-process server and real sockets. A streaming pass-through proxy between them cuts watches, refuses
 // them, or holds them back, to show the fallback to polling and the resumption after 410 Expired.
-
-interface Exchange {
-  method: string;
-  path: string;
-  status: number;
-}
-
-/** A pass-through HTTP proxy that streams answers (watches included) and can misbehave on watches. */
-async function startWatchProxy(target: string) {
-  const exchanges: Exchange[] = [];
-  const open = new Set<ServerResponse>();
-  let refuseWatches = false;
-  let held: (() => void)[] | undefined;
-  const isWatch = (path: string) => /[?&]watch=(true|1)/.test(path);
-  const forward = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = req.url ?? "/";
-    if (isWatch(path) && refuseWatches) {
-      exchanges.push({ method: req.method ?? "GET", path, status: 404 });
-      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
-      return;
-    }
-    if (isWatch(path) && held) await new Promise<void>((release) => held?.push(release));
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const headers = { ...req.headers };
-    delete headers.host;
-    delete headers.connection;
-    const answer = await request(`${target}${path}`, {
-      method: (req.method ?? "GET") as "GET",
-      headers,
-      ...(body.length > 0 && { body }),
-    });
-    exchanges.push({ method: req.method ?? "GET", path, status: answer.statusCode });
-    const { connection: _c, "transfer-encoding": _t, "keep-alive": _k, ...passed } = answer.headers;
-    res.writeHead(answer.statusCode, passed as Record<string, string>);
-    res.flushHeaders();
-    open.add(res);
-    res.once("close", () => {
-      open.delete(res);
-      answer.body.destroy();
-    });
-    try {
-      for await (const chunk of answer.body) res.write(chunk);
-      res.end();
-    } catch {
-      res.destroy();
-    }
-  };
-  const server: Server = createServer((req, res) => {
-    forward(req, res).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    exchanges,
-    watches: () => exchanges.filter((exchange) => isWatch(exchange.path)),
-    refuseWatches: (refuse: boolean) => {
-      refuseWatches = refuse;
-    },
-    /** New watches wait until `release`; the ones open now are cut (their connections reset). */
-    holdAndCut: () => {
-      held = [];
-      for (const res of open) if (isWatch(res.req.url ?? "")) res.socket?.resetAndDestroy();
-    },
-    release: () => {
-      for (const go of held ?? []) go();
-      held = undefined;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 /** Resolves when `check` holds, looking every 10 ms (a test's own wait, not the provider's). */
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -196,7 +116,7 @@ describe("the provider's waits over a watch", () => {
     cleanups.push(() => proxy.close());
     proxy.refuseWatches(true);
     await createProxy(server, "polled");
-    const source = sourceOf(clientOf(proxy.url), { retryMs: 200 });
+    const source = sourceOf(clientOf(proxy.url), { backoff: { baseDelayMs: 200, maxDelayMs: 200 } });
 
     const waiting = waitFor(source, "polled", labelled("two"), { timeoutMs: 10_000 });
     await until(() => proxy.watches().length >= 2, "the watch to be tried twice");
@@ -215,7 +135,7 @@ describe("the provider's waits over a watch", () => {
     const proxy = await startWatchProxy(server.url);
     cleanups.push(() => proxy.close());
     await createProxy(server, "cut");
-    const source = sourceOf(clientOf(proxy.url), { retryMs: 50 });
+    const source = sourceOf(clientOf(proxy.url), { backoff: { baseDelayMs: 50, maxDelayMs: 50 } });
 
     const waiting = waitFor(source, "cut", labelled("three"), { timeoutMs: 10_000 });
     await until(() => source.isLive, "the watch to open");
@@ -243,7 +163,10 @@ describe("the provider's waits over a watch", () => {
     cleanups.push(() => proxy.close());
     await createProxy(server, "expiring");
     await createProxy(server, "busy");
-    const source = sourceOf(clientOf(proxy.url), { retryMs: 50, pollIntervalMs: 60_000 });
+    const source = sourceOf(clientOf(proxy.url), {
+      backoff: { baseDelayMs: 50, maxDelayMs: 50 },
+      pollIntervalMs: 60_000,
+    });
 
     const waiting = waitFor(source, "expiring", labelled("late"), { timeoutMs: 20_000 });
     await until(() => source.isLive, "the watch to open");

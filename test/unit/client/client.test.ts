@@ -9,7 +9,6 @@ import {
   createClient,
   type Service,
   type ServiceInput,
-  WaitTimeoutError,
 } from "../../../sdk/client";
 import { selfSignedCertificate } from "../../helpers/certificates";
 import { json, type Peer, type PeerHandler, type RecordedRequest, startPeer } from "./peer";
@@ -195,42 +194,5 @@ describe("the seven operations", () => {
     await expect(client.services.get("api")).rejects.toThrow(
       'Service "api" was not found (404 NotFound): services "api" not found',
     );
-  });
-});
-
-describe("waitFor", () => {
-  const notFound = { kind: "Status", code: 404, reason: "NotFound", message: "not found" };
-
-  it("polls until the predicate holds and returns what it saw", async () => {
-    const { peer, client } = await setup((_request, response, index) =>
-      json(response, 200, storedApi(index + 1)),
-    );
-    const seen = await client.services.waitFor("api", (s) => (s?.status?.observedGeneration ?? 0) >= 3, {
-      timeoutMs: 5000,
-      intervalMs: 1,
-    });
-    expect(seen?.status?.observedGeneration).toBe(3);
-    expect(peer.requests).toHaveLength(3);
-  });
-
-  it("waits for a deletion: a 404 is passed to the predicate as undefined", async () => {
-    const { client } = await setup((_request, response, index) =>
-      index < 2 ? json(response, 200, storedApi()) : json(response, 404, notFound),
-    );
-    await expect(
-      client.services.waitFor("api", (s) => s === undefined, { timeoutMs: 5000, intervalMs: 1 }),
-    ).resolves.toBeUndefined();
-  });
-
-  it("gives up with WaitTimeoutError, keeping the object last seen", async () => {
-    const { client } = await setup((_request, response) => json(response, 200, storedApi(4)));
-    const error = await client.services
-      .waitFor("api", () => false, { timeoutMs: 100, intervalMs: 10 })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect((error as Error).message).toBe(
-      'Service "api" did not reach the awaited state within 100 ms (last seen at generation 4, resourceVersion 4)',
-    );
-    expect((error as WaitTimeoutError).lastSeen).toEqual(storedApi(4));
   });
 });

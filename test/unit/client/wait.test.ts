@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Condition } from "../../../provider/await/condition";
-import type { ObjectSource } from "../../../provider/await/source";
-import { waitFor } from "../../../provider/await/wait";
+import { type Condition, type ObjectSource, waitFor } from "../../../sdk/client/wait";
 import { WaitFailedError } from "../../../sdk/errors";
 
 interface Thing {

@@ -2,10 +2,10 @@
 // back), the outcome once and only after a status line, nothing after a failure; and the lines the conditions
 // derive from what the server writes.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Observation } from "../../../provider/await/condition";
 import { buildProgress, deleted, serviceAccepted, settled } from "../../../provider/await/conditions";
 import { PROGRESS_INTERVAL_MS, WaitProgress } from "../../../provider/wait-progress";
 import type { ObjectWithStatus } from "../../../sdk/client/types";
+import type { Observation } from "../../../sdk/client/wait";
 
 const pending = (message: string): Observation => ({ state: "pending", message });
 
