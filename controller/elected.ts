@@ -25,6 +25,8 @@ export type ReplicaPhase = "standby" | "syncing" | "leading" | "stopped";
 
 export interface ElectedController {
   phase(): ReplicaPhase;
+  /** The controller while this replica leads with its caches synced; undefined otherwise. */
+  running(): Controller | undefined;
   /** Resolves once this replica leads and its controller is idle after the first lists. */
   leading: Promise<void>;
   /**
@@ -77,6 +79,7 @@ export function runElectedController(options: ElectedControllerOptions): Elected
   let stopped: Promise<void> | undefined;
   return {
     phase: () => phase,
+    running: () => (phase === "leading" ? controller : undefined),
     leading,
     lost: election.then((end) => (end === "lost" ? undefined : new Promise<void>(() => {}))),
     stop: () => {

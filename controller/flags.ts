@@ -2,6 +2,7 @@
 // (`npm run server`, embedded) and `exampledev-controller` (against any Kubernetes API server). Each
 // command spreads CONTROLLER_FLAGS into its options (cli/flags.ts parses them) and turns the values into
 // settings here.
+import { readFileSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { FlagError, LOG_LEVELS, type LogLevel, parseDurationFlag, parseList, parseSize } from "../cli/flags";
 import { PROXY_DRAIN_FINALIZER } from "../sdk/schema";
@@ -21,11 +22,16 @@ export const CONTROLLER_FLAGS = {
   "git-max-clone-size": { type: "string" },
   "proxy-deletion-grace": { type: "string" },
   "controller-workers": { type: "string" },
+  "webhook-secret": { type: "string" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+/** Where the webhook secret may come from instead of the file `--webhook-secret` names: a Secret's key, in a pod. */
+export const WEBHOOK_SECRET_ENV = "EXAMPLEDEV_WEBHOOK_SECRET";
 
 export const CONTROLLER_USAGE = `Controller: [--egress-gateways default,...] [--log-level info] [--credentials <file>]
 [--tag-poll-interval 30s] [--git-allow <prefix,...>] [--git-poll-interval 30s] [--build-commands]
 [--build-timeout 10m] [--git-max-clone-size 1Gi] [--proxy-deletion-grace 1s] [--controller-workers 8]
+[--webhook-secret <file>]
 --credentials names a YAML or JSON file of registry credentials that credentialsRefs name, re-read when
 it changes. --tag-poll-interval (default 30s, 0 for never) re-resolves OCI tags to mint when they move.
 --git-allow lists URL prefixes git sources may be fetched from (default: local paths, file:// and
@@ -37,7 +43,9 @@ default EXAMPLEDEV_PROXY_DELETION_GRACE, else 1s) is how long a deleted Proxy dr
 the finalizer ${PROXY_DRAIN_FINALIZER} on every Proxy and removes it that long after the deletion.
 --controller-workers (default ${DEFAULT_WORKERS}) is how many Services are synced at once (never one Service
 twice at once); registries are asked beside the workers, a few requests per host, so a registry that hangs
-holds up only the Services that name it.`;
+holds up only the Services that name it. --webhook-secret names a file holding the secret POST /hooks/git
+deliveries must be signed with (X-Hub-Signature-256 or X-Gitlab-Token); without the flag, the secret
+itself may come from $${WEBHOOK_SECRET_ENV} (a Secret's key, in a pod).`;
 
 /** The values parseArgs gives for CONTROLLER_FLAGS. */
 export interface ControllerFlagValues {
@@ -52,6 +60,7 @@ export interface ControllerFlagValues {
   "git-max-clone-size"?: string;
   "proxy-deletion-grace"?: string;
   "controller-workers"?: string;
+  "webhook-secret"?: string;
 }
 
 /** What the flags give `startController` (with the credentials file still to open). */
@@ -64,6 +73,8 @@ export interface ControllerSettings {
   proxyDeletionGraceMs: number;
   /** Services synced at once. */
   workers: number;
+  /** The secret `POST /hooks/git` deliveries are signed with, read from the file `--webhook-secret` names. */
+  webhookSecret?: string;
   git: {
     allow?: string[];
     pollIntervalMs: number;
@@ -73,7 +84,10 @@ export interface ControllerSettings {
   };
 }
 
-/** The settings the flags give, and `EXAMPLEDEV_PROXY_DELETION_GRACE` where its flag is absent. Throws `FlagError`. */
+/**
+ * The settings the flags give, and `EXAMPLEDEV_PROXY_DELETION_GRACE` and `EXAMPLEDEV_WEBHOOK_SECRET` where
+ * their flags are absent. Throws `FlagError`.
+ */
 export function controllerSettings(
   values: ControllerFlagValues,
   env: NodeJS.ProcessEnv = process.env,
@@ -85,6 +99,8 @@ export function controllerSettings(
   const allow = parseList(values["git-allow"]);
   if (allow?.length === 0)
     throw new FlagError("--git-allow: name at least one URL prefix, or leave the flag out");
+  const webhookSecret =
+    secretFrom("webhook-secret", values["webhook-secret"]) ?? (env[WEBHOOK_SECRET_ENV] || undefined);
   return {
     egressGateways: parseList(values["egress-gateways"]) ?? ["default"],
     logLevel: logLevel as LogLevel,
@@ -100,6 +116,7 @@ export function controllerSettings(
       DEFAULT_PROXY_DELETION_GRACE_MS,
     ),
     workers: workerCount(values["controller-workers"]),
+    ...(webhookSecret !== undefined && { webhookSecret }),
     git: {
       ...(allow && { allow }),
       pollIntervalMs: parseDurationFlag(
@@ -123,6 +140,22 @@ export function controllerSettings(
       ),
     },
   };
+}
+
+/** A secret read from the file a flag names, without its final newline. Throws `FlagError`. */
+function secretFrom(flag: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new FlagError(
+      `--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret === "") throw new FlagError(`--${flag}: ${path} is empty; write the webhook's secret in it`);
+  return secret;
 }
 
 function workerCount(text: string | undefined): number {

@@ -3,9 +3,13 @@
 // runs (500 once it stopped or lost the Lease, when the process is about to exit anyway), `/readyz` 200 when
 // the replica is a standby waiting for the Lease or the leader with its caches synced, 503 while a new
 // leader lists and once it stops. Plain HTTP: probes come from the kubelet, and nothing here is secret.
+// Given a hook handler (`--webhook-secret`), it also takes git push deliveries on `POST /hooks/git`
+// (hooks/handler.ts): signed ones only, so whoever can reach the port cannot make the controller fetch.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ReplicaPhase } from "./elected";
+import { GIT_HOOK_PATH, type GitHookHandler } from "./hooks/handler";
+import { serveGitHook } from "./hooks/node-http";
 
 export interface HealthServer {
   /** `http://<address>:<port>` (127.0.0.1 when it listens on every address). */
@@ -34,9 +38,11 @@ const ANSWERS: Readonly<Record<"/healthz" | "/readyz", Readonly<Record<ReplicaPh
 export async function startHealthServer(
   listen: { address: string; port: number },
   phase: () => ReplicaPhase,
+  gitHook?: GitHookHandler,
 ): Promise<HealthServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (gitHook && path === GIT_HOOK_PATH) return serveGitHook(request, response, gitHook);
     const answers = Object.hasOwn(ANSWERS, path) ? ANSWERS[path as keyof typeof ANSWERS] : undefined;
     const [status, body] =
       request.method !== "GET" && request.method !== "HEAD"

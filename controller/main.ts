@@ -2,18 +2,19 @@
 // with the CRDs installed, one of possibly several replicas of which the Lease's holder acts. Logs are pino
 // JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at
 // once, for the supervisor to start it again, as client-go's controllers do. `/healthz` and `/readyz` on
-// --health-port (health.ts) are the kubelet's probes.
+// --health-port (health.ts) are the kubelet's probes; with --webhook-secret, git push deliveries
+// (`POST /hooks/git`, hooks/handler.ts) are taken on the same port, acted on by the leader.
 import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import pino from "pino";
 import { connectionOf } from "../cli/connection";
 import { FlagError, parseCommandLine, parsedOrExit } from "../cli/flags";
 import { stopOnSignals } from "../cli/stop-signals";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
-import type { ReplicaPhase } from "./elected";
 import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "./flags";
 import { DEFAULT_HEALTH, startHealthServer } from "./health";
+import { gitHookHandler } from "./hooks/handler";
 import { DEFAULT_LEASE_NAME } from "./leader-election";
-import { startReplica } from "./replica";
+import { type Replica, startReplica } from "./replica";
 
 const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
                              [--lease-namespace ${SECRETS_NAMESPACE}] [--lease-name ${DEFAULT_LEASE_NAME}]
@@ -22,7 +23,9 @@ const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <na
 Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in. Replicas elect the one
 that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits). The
 Role in deploy/ lets the controller read and write the default Lease name only. /healthz and /readyz
-(200 for a standby and for a leader whose caches are synced) are served on --health-port (0: not served).
+(200 for a standby and for a leader whose caches are synced) are served on --health-port (0: not served),
+and with --webhook-secret so are POST /hooks/git deliveries signed with it: the leader acts on them, a
+standby answers 503 with Retry-After (the forge's redelivery or the next git poll catches up).
 ${CONTROLLER_USAGE}`;
 
 function parseOptions(args: string[]) {
@@ -39,11 +42,15 @@ function parseOptions(args: string[]) {
     },
     USAGE,
   );
+  const settings = controllerSettings(values);
+  const health = { address: values["health-address"], port: port(values["health-port"]) };
+  if (settings.webhookSecret !== undefined && health.port === 0)
+    throw new FlagError("--webhook-secret: deliveries are taken on --health-port, which is 0 (not served)");
   return {
     connection: connectionOf(values),
     lease: { namespace: values["lease-namespace"], name: values["lease-name"] },
-    settings: controllerSettings(values),
-    health: { address: values["health-address"], port: port(values["health-port"]) },
+    settings,
+    health,
   };
 }
 
@@ -56,17 +63,32 @@ function port(text: string): number {
 async function main(): Promise<void> {
   const options = parsedOrExit(() => parseOptions(process.argv.slice(2)), USAGE);
   const log = pino({ level: options.settings.logLevel });
-  // Listening first: a port in use ends the command before it takes part in the election.
-  let phase: () => ReplicaPhase = () => "standby";
+  // Listening first: a port in use ends the command before it takes part in the election (until the
+  // replica starts, the endpoints answer as a standby's).
+  let started: Replica | undefined;
+  const { webhookSecret } = options.settings;
+  const gitHook =
+    webhookSecret === undefined
+      ? undefined
+      : gitHookHandler({
+          receiver: { receive: (event) => started?.running()?.git.receive(event) },
+          secret: webhookSecret,
+        });
   const health =
     options.health.port === 0
       ? undefined
-      : await startHealthServer(options.health, () => phase()).catch((error: Error) => {
-          throw new Error(`--health-port ${options.health.port}: ${error.message}`);
-        });
+      : await startHealthServer(options.health, () => started?.phase() ?? "standby", gitHook).catch(
+          (error: Error) => {
+            throw new Error(`--health-port ${options.health.port}: ${error.message}`);
+          },
+        );
   const replica = startReplica({ ...options, log });
-  phase = replica.phase;
-  if (health) log.info({ url: health.url }, "serving /healthz and /readyz");
+  started = replica;
+  if (health)
+    log.info(
+      { url: health.url },
+      gitHook ? "serving /healthz, /readyz and /hooks/git" : "serving /healthz and /readyz",
+    );
   replica.lost.then(() => {
     log.fatal({ identity: replica.identity }, "lost the lease: exiting");
     process.exit(1);

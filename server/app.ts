@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type LogLevel } from "fastify";
+import { GIT_HOOK_PATH, type GitHookReceiver } from "../controller";
 import { KIND_NAMES } from "../sdk/schema";
 import { applyPatchBodies } from "./http/apply-patch";
 import { authentication } from "./http/auth";
@@ -11,7 +12,7 @@ import { strictJson } from "./http/strict-json";
 import { bodyLimitFor, DEFAULT_MAX_OBJECT_BYTES } from "./resources/object-size";
 import { discoveryRoutes } from "./routes/discovery";
 import { healthRoutes } from "./routes/health";
-import { GIT_HOOK_PATH, type GitHookReceiver, hookRoutes } from "./routes/hooks";
+import { hookRoutes } from "./routes/hooks";
 import { openApiRoutes } from "./routes/openapi";
 import { resourceRoutes } from "./routes/resources";
 import { secretRoutes } from "./routes/secrets";

@@ -2,7 +2,6 @@
 // `exampledev-server` (`npm run server` in a checkout): the local API server, controller included. It prints
 // `listening on <url>` once it accepts requests; SIGINT or SIGTERM stop it.
 import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
-import { readFileSync } from "node:fs";
 import { parseCommandLine, parseSize } from "../cli/flags";
 import { stopOnSignals } from "../cli/stop-signals";
 import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "../controller/flags";
@@ -11,7 +10,7 @@ import { DEFAULT_WATCH_SETTINGS } from "./routes/watch";
 
 const USAGE = `usage: exampledev-server [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory]
                         [--token <token>] [--max-object-size 1.5Mi]
-                        [--max-watches 4096] [--webhook-secret <file>] [controller flags below]
+                        [--max-watches 4096] [controller flags below]
 (in a checkout of the repository: npm run server -- <flags>). --port 0 picks a free port; the line
 "listening on <url>" says which, once the server accepts requests. --data defaults to .exampledev-server.
 The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the process list.
@@ -19,8 +18,7 @@ The token can also come from EXAMPLEDEV_SERVER_TOKEN, which keeps it out of the 
 --max-object-size (a size such as 1.5Mi, 512Ki or 2000000; default 1.5Mi, etcd's) bounds an object as
 JSON: a create, replace, patch or apply, dry run or not, that would store more is refused (413), a JSON
 patch stops as soon as its copies exceed it, and a request body over twice it is refused unread.
---webhook-secret names a file holding the secret POST /hooks/git deliveries must be signed with
-(X-Hub-Signature-256 or X-Gitlab-Token), which then need no API token.
+Deliveries to POST /hooks/git signed with the --webhook-secret below need no API token.
 ${CONTROLLER_USAGE}`;
 
 const DEFAULT_PORT = 8080;
@@ -37,7 +35,6 @@ function parseOptions(args: string[]) {
       token: { type: "string" },
       "max-watches": { type: "string" },
       "max-object-size": { type: "string" },
-      "webhook-secret": { type: "string" },
       ...CONTROLLER_FLAGS,
     },
     USAGE,
@@ -52,7 +49,6 @@ function parseOptions(args: string[]) {
     fail(`--max-watches: "${values["max-watches"]}" is not a positive whole number`);
   const maxObjectBytes = parseSize("max-object-size", values["max-object-size"], DEFAULT_MAX_OBJECT_BYTES);
   if (maxObjectBytes < 1) fail("--max-object-size: give a size of at least 1 byte, such as 1.5Mi");
-  const webhookSecret = secretFrom("webhook-secret", values["webhook-secret"]);
   return {
     port,
     host: values.host,
@@ -60,23 +56,9 @@ function parseOptions(args: string[]) {
     token: values.token ?? (process.env.EXAMPLEDEV_SERVER_TOKEN || undefined),
     watch: { maxWatches },
     maxObjectBytes,
-    ...(webhookSecret !== undefined && { webhookSecret }),
     // Flag errors (FlagError) reach main, which prints them with the usage.
     ...controllerSettings(values),
   };
-}
-
-function secretFrom(flag: string, path: string | undefined): string | undefined {
-  if (path === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    fail(`--${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-  }
-  const secret = text.replace(/\r?\n$/, "");
-  if (secret === "") fail(`--${flag}: ${path} is empty; write the webhook's secret in it`);
-  return secret;
 }
 
 function fail(message: string): never {

@@ -23,4 +23,9 @@ export class RecentDeliveries {
     this.seen.set(id, now);
     return true;
   }
+
+  /** Forgets a claimed id whose delivery was not acted on, so that its redelivery is. */
+  release(id: string): void {
+    this.seen.delete(id);
+  }
 }

@@ -1,4 +1,4 @@
-// Whether a webhook delivery comes from the forge that knows the server's webhook secret: GitHub's
+// Whether a webhook delivery comes from the forge that knows the webhook secret (`--webhook-secret`): GitHub's
 // `X-Hub-Signature-256` (HMAC-SHA256 of the raw body) or GitLab's `X-Gitlab-Token` (the secret itself).
 // Checked on the raw bytes, before anything parses them, and compared in constant time.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
@@ -17,7 +17,7 @@ export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secre
       : {
           ok: false,
           message:
-            "X-Hub-Signature-256 does not match the body signed with the server's webhook secret; set the webhook's secret to the one in the server's --webhook-secret file",
+            "X-Hub-Signature-256 does not match the body signed with the webhook secret; set the webhook's secret to the one in the --webhook-secret file",
         };
   }
   const token = single(headers["x-gitlab-token"]);
@@ -27,13 +27,13 @@ export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secre
       : {
           ok: false,
           message:
-            "X-Gitlab-Token is not the server's webhook secret; set the webhook's secret token to the one in the server's --webhook-secret file",
+            "X-Gitlab-Token is not the webhook secret; set the webhook's secret token to the one in the --webhook-secret file",
         };
   }
   return {
     ok: false,
     message:
-      "the delivery is not signed: this server takes only deliveries signed with its webhook secret (X-Hub-Signature-256 or X-Gitlab-Token); set the webhook's secret",
+      "the delivery is not signed: only deliveries signed with the webhook secret are taken (X-Hub-Signature-256 or X-Gitlab-Token); set the webhook's secret",
   };
 }
 

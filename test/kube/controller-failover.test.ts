@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_NAME } from "../../controller/leader-election";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type Client, createClient, type Lease } from "../../sdk/client";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 import { VALID_SPECS } from "../api/fixtures";
+import { type ControllerProcess, pidOf, spawnController, until } from "../helpers/controller-process";
 
 /**
  * Two replicas of `exampledev-controller` against kube-apiserver, as the controller's service account
@@ -14,58 +13,14 @@ import { VALID_SPECS } from "../api/fixtures";
  * rest. Every Service ends with exactly one revision: none minted twice, none lost.
  */
 
-const REPO = path.resolve(__dirname, "../..");
 const SERVICES = 50;
 /** The leader is killed once it minted this many: partway through. */
 const KILL_AFTER = 10;
 /** The spec's "within about 15 s" (lease duration, then the next try), with room for a loaded machine. */
 const TAKEOVER_BOUND_MS = 25_000;
 
-interface ControllerProcess {
-  child: ChildProcess;
-  log(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnController(kubeconfig: string): ControllerProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      ...["-r", "ts-node/register", "controller/main.ts", "--kubeconfig", kubeconfig],
-      // Two replicas on one machine: no health endpoint, so no port to share (it defaults to 8081).
-      ...["--tag-poll-interval", "0", "--git-poll-interval", "0", "--health-port", "0"],
-    ],
-    {
-      cwd: REPO,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let log = "";
-  child.stdout?.on("data", (chunk) => {
-    log += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  return { child, log: () => log, exited };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** The pid in a holderIdentity (`hostname_pid_random`). */
-const pidOf = (identity: string) => Number(/_(\d+)_[0-9a-f]+$/.exec(identity)?.[1]);
+// Two replicas on one machine: no health endpoint, so no port to share (it defaults to 8081).
+const spawnReplica = (kubeconfig: string) => spawnController(kubeconfig, ["--health-port", "0"]);
 
 const isGone = (pid: number | undefined) => {
   try {
@@ -100,7 +55,7 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
   const revisionCount = async () => (await admin.serviceRevisions.list()).items.length;
 
   it("fails over to the waiting replica within the lease's duration and mints every revision once", async () => {
-    replicas.push(spawnController(api.controllerKubeconfig), spawnController(api.controllerKubeconfig));
+    replicas.push(spawnReplica(api.controllerKubeconfig), spawnReplica(api.controllerKubeconfig));
     const first = await until(
       "a replica to take the lease",
       async () => (await lease())?.spec.holderIdentity || undefined,
@@ -165,7 +120,7 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
   });
 
   it("exits with code 1 when its lease is taken by another holder, as client-go's controllers do", async () => {
-    const replica = spawnController(api.controllerKubeconfig);
+    const replica = spawnReplica(api.controllerKubeconfig);
     replicas.push(replica);
     const holder = await until("the replica to lead", async () => {
       const current = await lease();
