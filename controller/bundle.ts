@@ -13,12 +13,12 @@ import {
   type ResolveResult,
   resolveBundle,
 } from "../builder/oci";
+import type { ApiObject } from "../sdk/client/types";
 import type { BundleRef, GitSource, ServiceSource } from "../sdk/schema";
 import { type BuildStatus, CONDITION_REASONS } from "../sdk/schema/status";
 import type { GitSources } from "./git-sources";
 import { type HostLanes, LanesStopped, type LaneWait } from "./lanes";
 import { canonicalJson } from "./naming";
-import type { KubeObject } from "./objects";
 import { type PinnedBundle, pinBundle } from "./revision";
 import type { RejectionReason } from "./status";
 
@@ -101,7 +101,7 @@ export class BundleSources {
   ) {}
 
   async bundleFor(
-    service: KubeObject,
+    service: ApiObject,
     source: ServiceSource,
     options: BundleOptions = {},
   ): Promise<BundleOutcome> {
@@ -125,7 +125,7 @@ export class BundleSources {
    * so the caller queues a sync; a failure keeps the last answer (the Service stays on its revision).
    * A write of the Service meanwhile wins: its own sync resolves afresh.
    */
-  async recheckTag(service: KubeObject, oci: BundleRef): Promise<{ moved: boolean; failure?: string }> {
+  async recheckTag(service: ApiObject, oci: BundleRef): Promise<{ moved: boolean; failure?: string }> {
     const { name, uid, resourceVersion } = service.metadata;
     const known = this.resolutions.get(name);
     // Not answered for this write yet: the sync it queued resolves the tag anyway.
@@ -147,7 +147,7 @@ export class BundleSources {
   }
 
   /** The controller turned `before` into `after` by writing status: no user wrote the Service. */
-  carryForward(before: KubeObject, after: KubeObject): void {
+  carryForward(before: ApiObject, after: ApiObject): void {
     const known = this.resolutions.get(after.metadata.name);
     if (
       known &&
@@ -163,7 +163,7 @@ export class BundleSources {
   }
 
   /** A git source mints the digest its last build pushed to `build.output` (rule 2). */
-  private built(service: KubeObject, git: GitSource): BundleOutcome {
+  private built(service: ApiObject, git: GitSource): BundleOutcome {
     if (!this.git) return AWAITING_BUILD;
     const { outcome, build, lastBuild, skipped } = this.git.state(service, git);
     const builds: BuildReport = {
@@ -177,7 +177,7 @@ export class BundleSources {
   }
 
   private async resolveTag(
-    service: KubeObject,
+    service: ApiObject,
     oci: BundleRef,
     options: BundleOptions,
   ): Promise<ResolveResult | { ok: false; pending: LaneWait }> {

@@ -9,30 +9,30 @@ import {
   NotFoundError,
   type ResourceClient,
 } from "../sdk/client";
+import type { ApiObject } from "../sdk/client/types";
 import { Informer, type InformerHandlers, type InformerOptions, type Transform } from "./informer";
-import type { KubeObject } from "./objects";
 import { SecretValuesCache } from "./secret-values";
 
 /** One kind as the controller uses it. */
 export interface KindCache {
-  get(name: string): KubeObject | undefined;
-  list(): KubeObject[];
-  addHandlers(handlers: InformerHandlers<KubeObject>): void;
+  get(name: string): ApiObject | undefined;
+  list(): ApiObject[];
+  addHandlers(handlers: InformerHandlers<ApiObject>): void;
   /**
    * The object with its secret values in place (see secret-values.ts): what a sync computes from. Throws
    * NotFound when the Secret it names is gone, i.e. the object changed since the cache saw it.
    */
-  withSecrets(object: KubeObject): Promise<KubeObject>;
-  create(object: KubeObject): Promise<KubeObject>;
+  withSecrets(object: ApiObject): Promise<ApiObject>;
+  create(object: ApiObject): Promise<ApiObject>;
   /** Spec and metadata; `metadata.resourceVersion` must be the stored one. */
-  replace(object: KubeObject): Promise<KubeObject>;
+  replace(object: ApiObject): Promise<ApiObject>;
   /** Status only (`/status`); `metadata.resourceVersion` must be the stored one. */
-  replaceStatus(object: KubeObject): Promise<KubeObject>;
+  replaceStatus(object: ApiObject): Promise<ApiObject>;
   /**
    * A JSON merge patch of the object; a `metadata.resourceVersion` in it is a precondition (409 Conflict
    * when the object changed), as kube-apiserver reads it.
    */
-  patch(name: string, patch: MergePatch): Promise<KubeObject>;
+  patch(name: string, patch: MergePatch): Promise<ApiObject>;
   /** Deletes this incarnation (`uid`) of the name; an object already gone is no failure. */
   delete(name: string, uid: string | undefined): Promise<void>;
 }
@@ -60,7 +60,7 @@ export interface Cluster {
   reached(versions: { services?: string; revisions?: string }): Promise<void>;
 }
 
-type AnyResourceClient = ResourceClient<KubeObject, KubeObject>;
+type AnyResourceClient = ResourceClient<ApiObject, ApiObject>;
 
 /** The controller's writes are its own in managedFields, as kube-controller-manager's are. */
 export const CONTROLLER_FIELD_MANAGER = "exampledev-controller";
@@ -69,9 +69,9 @@ const WRITES = { fieldManager: CONTROLLER_FIELD_MANAGER };
 /** The cluster behind `client`: one informer per kind. */
 export function clusterOf(client: Client, options: InformerOptions = {}): Cluster {
   const secrets = new SecretValuesCache((name) => client.secretValues(name));
-  const kind = (resources: unknown, transform?: Transform<KubeObject>) => {
+  const kind = (resources: unknown, transform?: Transform<ApiObject>) => {
     const typed = resources as AnyResourceClient;
-    const informer = new Informer<KubeObject>(typed, options, transform);
+    const informer = new Informer<ApiObject>(typed, options, transform);
     return { informer, cache: cachedKind(informer, typed, secrets) };
   };
   const services = kind(client.services);
@@ -104,11 +104,11 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
 }
 
 function cachedKind(
-  informer: Informer<KubeObject>,
+  informer: Informer<ApiObject>,
   client: AnyResourceClient,
   secrets: SecretValuesCache,
 ): KindCache {
-  const assumed = (object: KubeObject) => {
+  const assumed = (object: ApiObject) => {
     informer.assume(object);
     return object;
   };
@@ -146,7 +146,7 @@ const atOrAfter = (version: string) => (reached: string | undefined) =>
  * A Proxy as the drain reads it: the metadata it decides on, without the spec, status or managed fields a
  * cache of every Proxy would otherwise hold.
  */
-function metadataOnly(object: KubeObject): KubeObject {
+function metadataOnly(object: ApiObject): ApiObject {
   const { name, uid, resourceVersion, deletionTimestamp, finalizers } = object.metadata;
   return {
     apiVersion: object.apiVersion,

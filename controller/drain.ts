@@ -4,10 +4,10 @@
 // where a custom resource has no grace period of its own). In the shape of the Service controller: events
 // queue Proxy names, one worker syncs one name at a time, idempotently.
 import { NotFoundError } from "../sdk/client";
+import type { ApiObject } from "../sdk/client/types";
 import { PROXY_DRAIN_FINALIZER } from "../sdk/schema";
 import type { KindCache } from "./cluster";
 import type { ControllerLogger } from "./logger";
-import type { KubeObject } from "./objects";
 import { type BackoffOptions, WorkQueue } from "./queue";
 
 export interface ProxyDrainOptions {
@@ -32,7 +32,7 @@ export type DrainStep =
  * before it has lasted `drainMs` since the mark; a controller that starts mid-drain waits out the rest.
  */
 export function drainStep(
-  proxy: Pick<KubeObject, "metadata">,
+  proxy: Pick<ApiObject, "metadata">,
   drainMs: number,
   now: number,
   seenMarkedAt: number | undefined,
@@ -60,7 +60,7 @@ export class ProxyDrain {
 
   constructor(private readonly options: ProxyDrainOptions) {
     this.queue = new WorkQueue(options.backoff);
-    const enqueue = (proxy: KubeObject) => {
+    const enqueue = (proxy: ApiObject) => {
       const { name, uid, deletionTimestamp } = proxy.metadata;
       if (uid !== undefined && deletionTimestamp !== undefined && !this.seenMarkedAt.has(uid))
         this.seenMarkedAt.set(uid, Date.now());

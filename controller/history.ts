@@ -1,8 +1,9 @@
+import type { ApiObject } from "../sdk/client/types";
+
 // revisionHistoryLimit: which revisions of a Service go, oldest first, never a protected one.
-import type { KubeObject } from "./objects";
 
 /** Creation order: creationTimestamp (whole seconds), then resourceVersion within the same second. */
-function compareAge(a: KubeObject, b: KubeObject): number {
+function compareAge(a: ApiObject, b: ApiObject): number {
   const [createdA, createdB] = [a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? ""];
   if (createdA !== createdB) return createdA < createdB ? -1 : 1;
   return Number(a.metadata.resourceVersion ?? 0) - Number(b.metadata.resourceVersion ?? 0);
@@ -13,7 +14,7 @@ function compareAge(a: KubeObject, b: KubeObject): number {
  * revisions (the latest, the pinned live one) stay even when that leaves more than `limit`.
  */
 export function revisionsToPrune(
-  revisions: readonly KubeObject[],
+  revisions: readonly ApiObject[],
   limit: number,
   protectedNames: ReadonlySet<string>,
 ): string[] {

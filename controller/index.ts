@@ -7,6 +7,7 @@
 // the server answered them): the sync they queue finds the state as it would write it and writes nothing.
 
 import type { CredentialsFile } from "../builder/credentials";
+import type { ApiObject } from "../sdk/client/types";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { BundleSources } from "./bundle";
 import type { Cluster } from "./cluster";
@@ -17,7 +18,6 @@ import { type GitOptions, GitSources } from "./git-sources";
 import type { InformerHandlers } from "./informer";
 import { HostLanes, type LaneOptions } from "./lanes";
 import { type ControllerLogger, silentLogger } from "./logger";
-import type { KubeObject } from "./objects";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
 import { controllingService } from "./revision";
@@ -33,18 +33,11 @@ export {
   type CredentialsSource,
   NO_CREDENTIALS_FILE,
 } from "../builder/credentials";
+export { type HookEvent, parseHookEvent } from "../builder/git";
 export type { ServiceStatus } from "../sdk/schema/status";
 export { type Cluster, clusterOf, type KindCache } from "./cluster";
 export type { Condition, ConditionStatus } from "./conditions";
 export { GIT_DEFAULTS, type GitOptions, type GitSources, type HookResult } from "./git-sources";
-export {
-  GIT_HOOK_PATH,
-  type GitHookHandler,
-  type GitHookOptions,
-  type GitHookReceiver,
-  gitHookHandler,
-  MAX_HOOK_BODY_BYTES,
-} from "./hooks/handler";
 export { LANE_DEFAULTS, type LaneOptions } from "./lanes";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
@@ -130,14 +123,14 @@ export function startController(options: ControllerOptions): Controller {
     ownedRevisions: (service) => owned.of(service),
   });
 
-  const enqueue = (object: KubeObject) => {
+  const enqueue = (object: ApiObject) => {
     const key = serviceKeyOf(object);
     if (key !== undefined) queue.add(key);
     // A preview's change concerns its parent too: the parent lists its previews and makes a deleted one again.
     const parent = object.kind === "Service" ? controllingService(object)?.name : undefined;
     if (parent !== undefined) queue.add(parent);
   };
-  const handlers: InformerHandlers<KubeObject> = {
+  const handlers: InformerHandlers<ApiObject> = {
     add: enqueue,
     update: (_, object) => enqueue(object),
     delete: enqueue,
@@ -238,7 +231,7 @@ const MISSING_CREDENTIALS: ReadonlySet<string> = new Set([
 ]);
 
 /** Whether the Service's status says a credentialsRef it names is missing. */
-function lacksCredentials(service: KubeObject): boolean {
+function lacksCredentials(service: ApiObject): boolean {
   const conditions = service.status?.conditions;
   if (!Array.isArray(conditions)) return false;
   return (conditions as ConditionState[]).some(

@@ -1,6 +1,6 @@
+import type { ApiObject } from "../sdk/client/types";
 import type { KindCache } from "./cluster";
 import type { InformerHandlers } from "./informer";
-import type { KubeObject } from "./objects";
 import { controllingService, isControlledBy } from "./revision";
 
 /**
@@ -15,7 +15,7 @@ export class OwnedRevisions {
   private readonly ownerOf = new Map<string, string>();
 
   /** What the revisions' informer tells the index. */
-  readonly handlers: InformerHandlers<KubeObject> = {
+  readonly handlers: InformerHandlers<ApiObject> = {
     add: (revision) => this.put(revision),
     update: (previous, revision) => {
       this.drop(previous.metadata.name);
@@ -27,16 +27,16 @@ export class OwnedRevisions {
   constructor(private readonly revisions: Pick<KindCache, "get">) {}
 
   /** The revisions `service` (this incarnation: its uid) controls, as cached now. */
-  of(service: KubeObject): KubeObject[] {
+  of(service: ApiObject): ApiObject[] {
     const names = this.byOwner.get(service.metadata.uid ?? "") ?? new Set<string>();
     return [...names]
       .map((name) => this.revisions.get(name))
       .filter(
-        (revision): revision is KubeObject => revision !== undefined && isControlledBy(revision, service),
+        (revision): revision is ApiObject => revision !== undefined && isControlledBy(revision, service),
       );
   }
 
-  private put(revision: KubeObject): void {
+  private put(revision: ApiObject): void {
     const name = revision.metadata.name;
     const owner = controllingService(revision)?.uid;
     if (owner === undefined) return;

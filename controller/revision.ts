@@ -1,4 +1,6 @@
 // The ServiceRevision a Service's current template and bundle call for, and which revisions a Service owns.
+
+import type { ApiObject, OwnerReference } from "../sdk/client/types";
 import {
   applyDefaults,
   type BundleRef,
@@ -8,7 +10,6 @@ import {
 } from "../sdk/schema";
 import { templateIdentity as sharedTemplateIdentity } from "../sdk/schema/minting";
 import { revisionName } from "./naming";
-import type { KubeObject, OwnerReference } from "./objects";
 
 /** Labels every revision with its Service, for label selectors (`?labelSelector=`). */
 export const SERVICE_LABEL = "compute.example.dev/service";
@@ -30,7 +31,7 @@ function templateIdentity(template: ServiceTemplateSpec): ServiceTemplateSpec {
 }
 
 /** The owner reference of an object `service` controls (its revisions, its preview Services). */
-export function controllerReference(service: KubeObject): OwnerReference {
+export function controllerReference(service: ApiObject): OwnerReference {
   return {
     apiVersion: KINDS.Service.apiVersion,
     kind: "Service",
@@ -47,10 +48,10 @@ export function controllerReference(service: KubeObject): OwnerReference {
  * controller reference to the Service.
  */
 export function desiredRevision(
-  service: KubeObject,
+  service: ApiObject,
   template: ServiceTemplateSpec,
   bundle: PinnedBundle,
-): KubeObject {
+): ApiObject {
   const spec: ServiceRevisionSpec = applyDefaults("ServiceRevision", { ...template.spec, bundle });
   const annotations = template.metadata?.annotations;
   return {
@@ -67,11 +68,11 @@ export function desiredRevision(
 }
 
 /** The controller owner of an object, when it is a Service. */
-export function controllingService(object: KubeObject): OwnerReference | undefined {
+export function controllingService(object: ApiObject): OwnerReference | undefined {
   return object.metadata.ownerReferences?.find((owner) => owner.controller && owner.kind === "Service");
 }
 
 /** Whether `service` (this incarnation of the name: same uid) controls `object`. */
-export function isControlledBy(object: KubeObject, service: KubeObject): boolean {
+export function isControlledBy(object: ApiObject, service: ApiObject): boolean {
   return controllingService(object)?.uid === service.metadata.uid;
 }

@@ -2,8 +2,9 @@
 // servers answer with placeholders; each object names a Secret holding its values (`SECRET_ANNOTATION`),
 // which only the controller's identity may read. A name stands for one set of values (a change of values
 // gets a new name), so the values are cached by name.
+
+import type { ApiObject } from "../sdk/client/types";
 import { joinSecrets, type SecretValues, secretNameOf } from "../sdk/schema";
-import type { KubeObject } from "./objects";
 
 /** How many Secrets' values are kept; past it, the oldest read is read again when next needed. */
 const CAPACITY = 4096;
@@ -14,7 +15,7 @@ export class SecretValuesCache {
   constructor(private readonly read: (name: string) => Promise<SecretValues>) {}
 
   /** `object` with the values of the Secret it names in place of the placeholders; as it is if it names none. */
-  async joined(object: KubeObject): Promise<KubeObject> {
+  async joined(object: ApiObject): Promise<ApiObject> {
     const name = secretNameOf(object);
     if (name === undefined) return object;
     let values = this.byName.get(name);

@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ResolveOptions } from "../builder/oci";
 import { AlreadyExistsError, ConflictError, NotFoundError } from "../sdk/client";
+import type { ApiObject } from "../sdk/client/types";
 import { applyDefaults, type ServiceSpec, type ServiceTemplateSpec } from "../sdk/schema";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { timestamp } from "../sdk/shared/time";
@@ -14,7 +15,6 @@ import type { GitSources } from "./git-sources";
 import { revisionsToPrune } from "./history";
 import type { LaneWait } from "./lanes";
 import type { ControllerLogger } from "./logger";
-import type { KubeObject } from "./objects";
 import { controllingService, desiredRevision, isControlledBy, type PinnedBundle } from "./revision";
 import {
   acceptedCondition,
@@ -33,7 +33,7 @@ export interface ServiceSyncOptions {
   /** For tag resolution: timeouts, retries, and the signal that aborts it when the controller stops. */
   resolve?: ResolveOptions;
   /** The revisions a Service controls. Default: a scan of every revision (the controller passes an index). */
-  ownedRevisions?: (service: KubeObject) => KubeObject[];
+  ownedRevisions?: (service: ApiObject) => ApiObject[];
   /** The resolution cache, shared with the tag poll. Default: one of its own with `resolve`. */
   bundles?: BundleSources;
   /** Git sources' previews; without it no preview Service is spawned. */
@@ -89,7 +89,7 @@ export class ServiceSync {
   private readonly gateways: ReadonlySet<string>;
   private readonly log: ControllerLogger;
   private readonly bundles: BundleSources;
-  private readonly ownedRevisions: (service: KubeObject) => KubeObject[];
+  private readonly ownedRevisions: (service: ApiObject) => ApiObject[];
   private readonly git: GitSources | undefined;
 
   constructor(options: ServiceSyncOptions) {
@@ -118,7 +118,7 @@ export class ServiceSync {
     // Being deleted (finalizers hold it, or a Foreground deletion waits for its revisions): nothing new is
     // minted for it, as Kubernetes controllers leave an object with a deletionTimestamp alone.
     if (cached.metadata.deletionTimestamp !== undefined) return { retry: false };
-    let observed: KubeObject;
+    let observed: ApiObject;
     try {
       // Registry credentials and the template's keys as the author wrote them: revisions copy them.
       observed = await this.cluster.services.withSecrets(cached);
@@ -161,11 +161,7 @@ export class ServiceSync {
   }
 
   /** The decisions are made on the cached state; each write is assumed into the cache as answered. */
-  private async converge(
-    service: KubeObject,
-    spec: ServiceSpec,
-    outcome: BundleOutcome,
-  ): Promise<SyncResult> {
+  private async converge(service: ApiObject, spec: ServiceSpec, outcome: BundleOutcome): Promise<SyncResult> {
     const name = service.metadata.name;
     const { builds } = outcome;
     const note = builds?.skipped
@@ -224,7 +220,7 @@ export class ServiceSync {
 
   /** Creates the revision for the template and bundle, or finds the equal one minted before. */
   private async mint(
-    service: KubeObject,
+    service: ApiObject,
     template: ServiceTemplateSpec,
     bundle: PinnedBundle,
     note?: string,
@@ -254,20 +250,20 @@ export class ServiceSync {
   }
 
   /** The revision the stored status calls latest, if it still exists and belongs to this Service. */
-  private statusRevision(service: KubeObject): KubeObject | undefined {
+  private statusRevision(service: ApiObject): ApiObject | undefined {
     const latest = service.status?.latestRevision;
     const revision = typeof latest === "string" ? this.cluster.revisions.get(latest) : undefined;
     return revision && isControlledBy(revision, service) ? revision : undefined;
   }
 
   /** While a tag cannot be resolved, the status keeps saying what it last resolved to. */
-  private lastResolvedTag(service: KubeObject, spec: ServiceSpec): ResolvedTag | undefined {
+  private lastResolvedTag(service: ApiObject, spec: ServiceSpec): ResolvedTag | undefined {
     if (!spec.source.oci || spec.source.oci.digest) return undefined;
     return service.status?.resolvedBundle as ResolvedTag | undefined;
   }
 
   /** The digest of the latest revision when the stored status says it was minted for this generation. */
-  private settledDigest(service: KubeObject): string | undefined {
+  private settledDigest(service: ApiObject): string | undefined {
     const status = service.status;
     if (status?.observedGeneration !== service.metadata.generation) return undefined;
     const conditions = Array.isArray(status?.conditions) ? (status.conditions as ConditionState[]) : [];
@@ -277,11 +273,7 @@ export class ServiceSync {
     return typeof bundle?.digest === "string" ? bundle.digest : undefined;
   }
 
-  private async pruneHistory(
-    service: KubeObject,
-    limit: number,
-    keep: (string | undefined)[],
-  ): Promise<void> {
+  private async pruneHistory(service: ApiObject, limit: number, keep: (string | undefined)[]): Promise<void> {
     const protectedNames = new Set(keep.filter((name): name is string => name !== undefined));
     const owned = this.ownedRevisions(service);
     for (const revision of revisionsToPrune(owned, limit, protectedNames)) {
@@ -294,7 +286,7 @@ export class ServiceSync {
     }
   }
 
-  private pinnedRevision(service: KubeObject, name: string): PinnedRevision {
+  private pinnedRevision(service: ApiObject, name: string): PinnedRevision {
     const revision = this.cluster.revisions.get(name);
     if (!revision) return { found: "none" };
     if (isControlledBy(revision, service)) return { found: "own" };

@@ -3,11 +3,12 @@
 // (lanes.ts: a few calls per host, equal tags asked once, so a hanging registry delays only its own
 // Services' polls), and queues a sync only for those whose tag now points elsewhere. A failed poll changes nothing: the Service keeps
 // its revision, and the next poll asks again. A Service whose retry backs off is left to that retry.
+
+import type { ApiObject } from "../sdk/client/types";
 import { applyDefaults, type ServiceSpec } from "../sdk/schema";
 import type { BundleSources } from "./bundle";
 import type { KindCache } from "./cluster";
 import type { ControllerLogger } from "./logger";
-import type { KubeObject } from "./objects";
 
 /** `--tag-poll-interval` default: as often as git sources are polled. */
 export const DEFAULT_TAG_POLL_INTERVAL_MS = 30_000;
@@ -50,7 +51,7 @@ async function pollOnce(options: TagPollOptions): Promise<void> {
   await Promise.all(services.list().map((service) => pollService(options, service)));
 }
 
-async function pollService(options: TagPollOptions, service: KubeObject): Promise<void> {
+async function pollService(options: TagPollOptions, service: ApiObject): Promise<void> {
   const { bundles, log } = options;
   if (options.signal.aborted) return;
   const { name } = service.metadata;

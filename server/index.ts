@@ -19,14 +19,7 @@ export {
   type LogDestination,
 } from "./app";
 export { DEFAULT_MAX_OBJECT_BYTES } from "./resources/object-size";
-export type {
-  ObjectMeta,
-  ObjectStore,
-  OwnerReference,
-  StorageOption,
-  StoredObject,
-  WatchEvent,
-} from "./storage";
+export type { ObjectMeta, ObjectStore, OwnerReference, StorageOption, WatchEvent } from "./storage";
 
 export { DEFAULT_PROXY_DELETION_GRACE_MS };
 

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import type { ApiObject } from "../sdk/client/types";
 import { ApiError } from "../sdk/errors";
 import { failureStatus } from "../sdk/errors/reasons";
 import {
@@ -10,7 +11,6 @@ import {
   splitSecrets,
 } from "../sdk/schema";
 import { admit, readEnvelope, withDrainFinalizer } from "../server/admission";
-import type { StoredObject } from "../server/storage";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
 import type { SecretKeeper } from "./secrets";
 
@@ -29,7 +29,7 @@ import type { SecretKeeper } from "./secrets";
  */
 
 /** The local server's admission of `object`, or the Status it refuses it with. */
-function admitted(kind: KindName, object: unknown, existing: StoredObject | undefined) {
+function admitted(kind: KindName, object: unknown, existing: ApiObject | undefined) {
   try {
     return { ok: true as const, ...admit(kind, readEnvelope(kind, object), "Ignore", existing) };
   } catch (error) {
@@ -62,7 +62,7 @@ export async function admitReview(
   // The stored object as the local server keeps it (a kube object has its shape), values in place: the
   // placeholders a client writes back keep them, and the change rules compare what was stored.
   const existing = previous && {
-    ...(previous as unknown as StoredObject),
+    ...(previous as unknown as ApiObject),
     spec: joinSecrets(kind, (previous.spec ?? {}) as Record<string, unknown>, previousValues),
   };
   const result = admitted(kind, request.object, existing);

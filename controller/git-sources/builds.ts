@@ -19,11 +19,11 @@ import {
   Slots,
   URL_FIELD,
 } from "../../builder/git";
+import type { ApiObject } from "../../sdk/client/types";
 import { type BundleRef, type GitSource, SECRET_FIELDS } from "../../sdk/schema";
 import { BUILD_PHASES, type BuildStatus, CONDITION_REASONS } from "../../sdk/schema/status";
 import type { ControllerLogger } from "../logger";
 import { canonicalJson } from "../naming";
-import type { KubeObject } from "../objects";
 import type { RejectionReason } from "../status";
 
 const {
@@ -152,7 +152,7 @@ export class GitBuilds {
   constructor(private readonly options: GitBuildsOptions) {}
 
   /** Synchronous: reads what is known, queues a build when one is due, and says what to mint. */
-  evaluate(service: KubeObject, git: GitSource): GitState {
+  evaluate(service: ApiObject, git: GitSource): GitState {
     const refusal = this.refusal(git);
     if (refusal) return { outcome: { ok: false, ...refusal } };
     const credentials = this.options.credentials.lookup(git.build.output, `${GIT_FIELD}.build.output`);
@@ -214,7 +214,7 @@ export class GitBuilds {
   }
 
   /** The Service's record, new when the Service or its source changed; seeded from status after a restart. */
-  private stateOf(service: KubeObject, git: GitSource): Builds {
+  private stateOf(service: ApiObject, git: GitSource): Builds {
     const { name, uid, generation } = service.metadata;
     const fingerprint = fingerprintOf(git);
     const known = this.builds.get(name);

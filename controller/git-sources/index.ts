@@ -14,11 +14,11 @@ import {
   repositoryKey,
   URL_FIELD,
 } from "../../builder/git";
+import type { ApiObject } from "../../sdk/client/types";
 import type { GitSource, ServiceSpec } from "../../sdk/schema";
 import type { KindCache } from "../cluster";
 import type { ConditionState } from "../conditions";
 import type { ControllerLogger } from "../logger";
-import type { KubeObject } from "../objects";
 import { GitBuilds, type GitState } from "./builds";
 import { Previews, type PreviewsReport } from "./previews";
 import { sourceReadyCondition } from "./source-ready";
@@ -124,7 +124,7 @@ export class GitSources {
   }
 
   /** For the sync: what to mint for a git source and what status says of its builds (see `GitBuilds.evaluate`). */
-  state(service: KubeObject, git: GitSource): GitState {
+  state(service: ApiObject, git: GitSource): GitState {
     return this.builds.evaluate(service, git);
   }
 
@@ -150,7 +150,7 @@ export class GitSources {
   }
 
   /** For the sync: the parent's previews brought in line with its spec; what its status says of them. */
-  reconcilePreviews(parent: KubeObject, spec: ServiceSpec): Promise<PreviewsReport> {
+  reconcilePreviews(parent: ApiObject, spec: ServiceSpec): Promise<PreviewsReport> {
     return this.previews.reconcile(parent, spec, Date.now());
   }
 

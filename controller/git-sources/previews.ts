@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { branchRef, type Mirrors, type RefSnapshot, repositoryKey } from "../../builder/git";
+import type { ApiObject } from "../../sdk/client/types";
 import {
   applyDefaults,
   MAX_NAME_LENGTH,
@@ -19,7 +20,6 @@ import type { PreviewHeadStatus, PreviewStatus } from "../../sdk/schema/status";
 import type { KindCache } from "../cluster";
 import type { ControllerLogger } from "../logger";
 import { REVISION_HASH_LENGTH } from "../naming";
-import type { KubeObject } from "../objects";
 import { controllerReference, isControlledBy } from "../revision";
 
 /** Labels of a preview Service: its parent's name and the branch (as a label value). */
@@ -113,7 +113,7 @@ export class Previews {
    * Creates, updates and deletes the parent's previews as its spec and the repository's refs call for;
    * returns the previews that exist (sorted by name), their heads' clocks and the closed pull requests.
    */
-  async reconcile(parent: KubeObject, spec: ServiceSpec, now: number): Promise<PreviewsReport> {
+  async reconcile(parent: ApiObject, spec: ServiceSpec, now: number): Promise<PreviewsReport> {
     const { services } = this.options;
     const existing = services.list().filter((object) => isControlledBy(object, parent));
     const git = spec.source.git;
@@ -163,7 +163,7 @@ export class Previews {
   }
 
   /** The parent's clocks; after a restart (or for a new parent of that name), seeded from its status. */
-  private headsOf(parent: KubeObject, url: string): Heads {
+  private headsOf(parent: ApiObject, url: string): Heads {
     const { name, uid } = parent.metadata;
     const known = this.heads.get(name);
     if (known && known.uid === uid) return known;
@@ -193,8 +193,8 @@ export class Previews {
   }
 
   private async deleteExcept(
-    parent: KubeObject,
-    existing: readonly KubeObject[],
+    parent: ApiObject,
+    existing: readonly ApiObject[],
     wanted: ReadonlySet<string>,
   ): Promise<void> {
     for (const object of existing) {
@@ -214,7 +214,7 @@ export class Previews {
 
   /** The previews due now; moves `heads` along with the refs (a new head restarts its clock). */
   private desired(
-    parent: KubeObject,
+    parent: ApiObject,
     spec: ServiceSpec,
     refs: RefSnapshot,
     heads: Heads,
@@ -262,7 +262,7 @@ export class Previews {
   }
 
   /** Creates or updates one preview; false when its name is held by a Service the parent does not control. */
-  private async apply(parent: KubeObject, spec: ServiceSpec, preview: DesiredPreview): Promise<boolean> {
+  private async apply(parent: ApiObject, spec: ServiceSpec, preview: DesiredPreview): Promise<boolean> {
     const { services, log } = this.options;
     const desired = previewObject(parent, spec, preview);
     const current = services.get(preview.name);
@@ -346,7 +346,7 @@ export function parentLabel(parent: string): string {
   return `${parent.slice(0, MAX_LABEL_VALUE - HASH_LENGTH - 1).replace(/[-.]+$/, "")}-${hash}`;
 }
 
-function statusOf(object: KubeObject): PreviewStatus {
+function statusOf(object: ApiObject): PreviewStatus {
   const source = object.spec.source as ServiceSpec["source"] | undefined;
   const branch = source?.git?.triggers.productionBranch ?? "";
   const number = Number(PULL_REQUEST_REF.exec(branch)?.[1]);
@@ -356,7 +356,7 @@ function statusOf(object: KubeObject): PreviewStatus {
 const byName = (a: PreviewStatus, b: PreviewStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The parent's spec with the source pinned to the branch, previews off and no paths filter. */
-function previewObject(parent: KubeObject, spec: ServiceSpec, preview: DesiredPreview): KubeObject {
+function previewObject(parent: ApiObject, spec: ServiceSpec, preview: DesiredPreview): ApiObject {
   const { liveRevision: _pinnedForParent, source, ...rest } = spec;
   const git = source.git;
   if (!git) throw new Error("a preview needs a git source");

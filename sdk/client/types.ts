@@ -68,8 +68,16 @@ export interface ObjectWithStatus {
   status?: ObjectStatus;
 }
 
-/** An object as the server returns it: spec with every default applied, status written by the server. */
-export interface ApiObject<K extends KindName, Spec, Status> {
+/**
+ * An object as the server returns it: spec with every default applied, status written by the server. The
+ * one object type: `Service` and the others are its instances; without arguments it is an object of any
+ * kind, spec and status as plain records, as the server stores it and the controller reads and writes it.
+ */
+export interface ApiObject<
+  K extends KindName = KindName,
+  Spec = Record<string, unknown>,
+  Status = Record<string, unknown>,
+> {
   apiVersion: string;
   kind: K;
   metadata: ObjectMeta;

@@ -1,3 +1,4 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { badRequest, invalid } from "../../sdk/errors/server-errors";
 import {
   applyDefaults,
@@ -12,7 +13,6 @@ import {
   validateUpdate,
 } from "../../sdk/schema";
 import { replaceAt, valueAt } from "../records";
-import type { StoredObject } from "../storage";
 import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
 import { finalizerCauses } from "./finalizers";
 import { gitUrlCauses } from "./git-url";
@@ -40,7 +40,7 @@ export function parseFieldValidation(value: string | undefined): FieldValidation
 
 export interface Admitted {
   /** What to store: defaults applied, unknown fields dropped, write-only passwords moved, no status. */
-  object: StoredObject;
+  object: ApiObject;
   /** Texts for `Warning` headers. */
   warnings: string[];
 }
@@ -54,7 +54,7 @@ export function admit(
   kind: KindName,
   envelope: Envelope,
   fieldValidation: FieldValidation,
-  existing?: StoredObject,
+  existing?: ApiObject,
 ): Admitted {
   const warnings: string[] = [];
   const causes = metadataCauses(envelope.metadata, existing === undefined);
@@ -111,7 +111,7 @@ export function admitForStore(
   kind: KindName,
   envelope: Envelope,
   options: { fieldValidation: FieldValidation; dryRun: boolean },
-  existing?: StoredObject,
+  existing?: ApiObject,
 ): Admitted {
   const admitted = admit(kind, envelope, options.fieldValidation, existing);
   return { ...admitted, object: withSecretName(kind, admitted.object, existing, options.dryRun) };

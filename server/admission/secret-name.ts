@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { ApiObject } from "../../sdk/client/types";
 import {
   KINDS,
   type KindName,
@@ -8,7 +9,6 @@ import {
   secretValuesOf,
   withoutSecretName,
 } from "../../sdk/schema";
-import type { StoredObject } from "../storage";
 
 /**
  * The Secret an admitted object names (`SECRET_ANNOTATION`), as kube-apiserver's admission webhook names
@@ -19,10 +19,10 @@ import type { StoredObject } from "../storage";
  */
 export function withSecretName(
   kind: KindName,
-  object: StoredObject,
-  existing: StoredObject | undefined,
+  object: ApiObject,
+  existing: ApiObject | undefined,
   dryRun: boolean,
-): StoredObject {
+): ApiObject {
   const values = secretValuesOf(kind, object.spec);
   let name = existing && secretNameOf(existing);
   if (Object.keys(values).length === 0) name = undefined;

@@ -1,6 +1,7 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
 import { hasFinalizers } from "../admission/finalizers";
-import type { ObjectStore, StoredObject } from "../storage";
+import type { ObjectStore } from "../storage";
 
 /**
  * Removes an object once it is marked for deletion and its last finalizer is gone, as Kubernetes' registry
@@ -9,7 +10,7 @@ import type { ObjectStore, StoredObject } from "../storage";
  * or a user's. Marks found at start (a stop between the last finalizer's removal and the removal) go too.
  */
 export function startFinalizer(store: ObjectStore): () => void {
-  const consider = (kind: KindName, object: StoredObject) => {
+  const consider = (kind: KindName, object: ApiObject) => {
     if (!object.metadata.deletionTimestamp || hasFinalizers(object)) return;
     // The same name may have been deleted and created again meanwhile: only remove what was marked
     // (deleteMany checks the uid and removes in one step, and passes over another incarnation).

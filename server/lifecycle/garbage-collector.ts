@@ -1,6 +1,7 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
 import { hasFinalizers } from "../admission/finalizers";
-import type { DeleteTarget, ObjectStore, StoredObject, WatchEvent } from "../storage";
+import type { DeleteTarget, ObjectStore, WatchEvent } from "../storage";
 import { Propagation } from "./propagation";
 import { terminate } from "./termination";
 
@@ -87,7 +88,7 @@ class OwnerIndex {
     return [...(this.byOwner.get(uid) ?? [])].flatMap((key) => this.dependents.get(key) ?? []);
   }
 
-  put(kind: KindName, object: StoredObject): void {
+  put(kind: KindName, object: ApiObject): void {
     const { name, uid, ownerReferences = [] } = object.metadata;
     const key = keyOf(kind, name);
     this.unlink(key);
@@ -135,7 +136,7 @@ class OwnerIndex {
     return orphans;
   }
 
-  private drop(kind: KindName, object: StoredObject): void {
+  private drop(kind: KindName, object: ApiObject): void {
     const key = keyOf(kind, object.metadata.name);
     const { uid } = object.metadata;
     this.unlink(key);

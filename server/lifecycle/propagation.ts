@@ -1,6 +1,7 @@
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../admission/finalizers";
-import type { ObjectStore, StoredObject, WatchEvent } from "../storage";
+import type { ObjectStore, WatchEvent } from "../storage";
 import { terminate } from "./termination";
 
 /** What propagation needs of the garbage collector's owner index. */
@@ -32,7 +33,7 @@ export class Propagation {
   ) {}
 
   /** Picks up what a stop interrupted: owners marked for Orphan or Foreground deletion. */
-  resume(objects: Iterable<{ kind: KindName; object: StoredObject }>): void {
+  resume(objects: Iterable<{ kind: KindName; object: ApiObject }>): void {
     for (const { kind, object } of objects) this.consider({ type: "MODIFIED", kind, object });
   }
 
@@ -64,7 +65,7 @@ export class Propagation {
     if (ownerReferences.some((owner) => this.waiting.has(owner.uid))) this.collect(kind, object);
   }
 
-  private orphanDependents(kind: KindName, owner: StoredObject): void {
+  private orphanDependents(kind: KindName, owner: ApiObject): void {
     const uid = owner.metadata.uid as string;
     for (const dependent of this.graph.dependentsOf(uid)) this.dropOwner(dependent, uid);
     this.dropFinalizer(kind, owner.metadata.name, uid, ORPHAN_FINALIZER);
@@ -84,7 +85,7 @@ export class Propagation {
   }
 
   /** A dependent of an owner in foreground deletion: deleted, or released when another owner lives on. */
-  private collect(kind: KindName, dependent: StoredObject): void {
+  private collect(kind: KindName, dependent: ApiObject): void {
     const owners = dependent.metadata.ownerReferences ?? [];
     const solid = owners.some((owner) => !this.waiting.has(owner.uid) && this.graph.objectOf(owner.uid));
     if (!solid) {

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../admission/finalizers";
-import { type ObjectStore, type StoredObject, timestamp } from "../storage";
+import { type ObjectStore, timestamp } from "../storage";
 
 /** Kubernetes' `DeleteOptions.propagationPolicy`: what happens to the objects the deleted one owns. */
 export type PropagationPolicy = "Foreground" | "Background" | "Orphan";
@@ -13,7 +14,7 @@ export interface TerminationOptions {
 }
 
 /** What deleting an object does: remove it now, or mark it and let the lifecycle remove it later. */
-export type Termination = { remove: true } | { remove: false; marked: StoredObject; changed: boolean };
+export type Termination = { remove: true } | { remove: false; marked: ApiObject; changed: boolean };
 
 /**
  * How a deletion goes, as Kubernetes' registry decides it for a custom resource: the propagation policy
@@ -23,12 +24,12 @@ export type Termination = { remove: true } | { remove: false; marked: StoredObje
  * grace the request asked for); anything else is removed at once. A Proxy's drain is such a finalizer, held
  * by the controller. Deleting an object already marked changes only its propagation finalizers.
  */
-export function terminationOf(existing: StoredObject, options: TerminationOptions): Termination {
+export function terminationOf(existing: ApiObject, options: TerminationOptions): Termination {
   const before = existing.metadata.finalizers ?? [];
   const finalizers = propagationFinalizers(before, options.propagationPolicy);
   if (finalizers.length === 0) return { remove: true };
   const { finalizers: _previous, ...metadata } = existing.metadata;
-  const marked: StoredObject = {
+  const marked: ApiObject = {
     ...existing,
     metadata: {
       ...metadata,
@@ -53,9 +54,9 @@ export function terminationOf(existing: StoredObject, options: TerminationOption
 export function terminate(
   store: ObjectStore,
   kind: KindName,
-  existing: StoredObject,
+  existing: ApiObject,
   options: TerminationOptions,
-): { object: StoredObject; gone: boolean } | undefined {
+): { object: ApiObject; gone: boolean } | undefined {
   const termination = terminationOf(existing, options);
   const { name, uid } = existing.metadata;
   if (termination.remove) {

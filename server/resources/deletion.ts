@@ -1,3 +1,4 @@
+import type { ApiObject } from "../../sdk/client/types";
 import type { Status } from "../../sdk/errors";
 import { successStatus } from "../../sdk/errors/reasons";
 import { badRequest, notFound } from "../../sdk/errors/server-errors";
@@ -10,12 +11,7 @@ import {
   terminationOf,
 } from "../lifecycle";
 import { isRecord } from "../records";
-import {
-  checkDeletePreconditions,
-  type ObjectStore,
-  type Preconditions,
-  type StoredObject,
-} from "../storage";
+import { checkDeletePreconditions, type ObjectStore, type Preconditions } from "../storage";
 import { parseDryRun, wouldDelete } from "./dry-run";
 import { type FieldSelector, matchesFields } from "./field-selector";
 import { type LabelSelector, matchesSelector } from "./selector";
@@ -27,8 +23,8 @@ export { preconditionFailed } from "../storage";
  * `orphanDependents=false`), or a Success Status once it is gone (200).
  */
 export type DeleteOutcome =
-  | { code: 200 | 202; object: StoredObject; status?: undefined }
-  | { code: 200; object: StoredObject; status: Status };
+  | { code: 200 | 202; object: ApiObject; status?: undefined }
+  | { code: 200; object: ApiObject; status: Status };
 
 /**
  * Kubernetes' `DeleteOptions`: preconditions, the propagation policy (what happens to the objects the
@@ -213,11 +209,11 @@ export function deleteObject(
 }
 
 /** The answer while the deletion is pending: the object, 200 (202 only for `orphanDependents=false`). */
-function pending(object: StoredObject, options: DeleteOptions): DeleteOutcome {
+function pending(object: ApiObject, options: DeleteOptions): DeleteOutcome {
   return { code: options.orphanDependents === false ? 202 : 200, object };
 }
 
-function gone(kind: KindName, object: StoredObject): DeleteOutcome {
+function gone(kind: KindName, object: ApiObject): DeleteOutcome {
   const { group, plural } = KINDS[kind];
   const { name, uid } = object.metadata;
   return { code: 200, object, status: successStatus({ name, group, kind: plural, uid }) };
@@ -233,9 +229,9 @@ function gone(kind: KindName, object: StoredObject): DeleteOutcome {
 export function deleteSelected(
   store: ObjectStore,
   kind: KindName,
-  selected: readonly StoredObject[],
+  selected: readonly ApiObject[],
   options: DeleteCollectionOptions,
-): StoredObject[] {
+): ApiObject[] {
   const { labels, fields } = options;
   const current = selected.flatMap((object) => {
     const found = store.get(kind, object.metadata.name);
@@ -245,7 +241,7 @@ export function deleteSelected(
   });
   if (options.dryRun) return current.map((object) => wouldDelete(kind, store, object, options).object);
   const plans = current.map((object) => ({ object, termination: terminationOf(object, options) }));
-  const results = new Map<string, StoredObject>();
+  const results = new Map<string, ApiObject>();
   const removals = plans.filter(({ termination }) => termination.remove).map(({ object }) => object);
   const targets = removals.map(({ metadata: { name, uid } }) => ({ kind, name, uid }));
   for (const removed of store.deleteMany(targets)) if (removed) results.set(removed.metadata.name, removed);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ApiObject } from "../../sdk/client/types";
 import { badRequest } from "../../sdk/errors/server-errors";
 import type { KindName } from "../../sdk/schema";
 import { type TerminationOptions, terminationOf } from "../lifecycle";
@@ -6,7 +7,6 @@ import {
   createdObject,
   type ObjectStore,
   removedObject,
-  type StoredObject,
   statusUpdatedObject,
   timestamp,
   updatedObject,
@@ -30,18 +30,18 @@ export function parseDryRun(value: string | string[] | undefined): boolean {
 }
 
 /** What `store.create` would return for `object`, without a resourceVersion (nothing was written). */
-export function wouldCreate(kind: KindName, store: ObjectStore, object: StoredObject): StoredObject {
+export function wouldCreate(kind: KindName, store: ObjectStore, object: ApiObject): ApiObject {
   const identity = { uid: randomUUID(), creationTimestamp: timestamp() };
   return createdObject(kind, store.get(kind, object.metadata.name), object, identity);
 }
 
 /** What `store.update` would return for `object`, at the stored resourceVersion (no new one is used). */
-export function wouldUpdate(kind: KindName, store: ObjectStore, object: StoredObject): StoredObject {
+export function wouldUpdate(kind: KindName, store: ObjectStore, object: ApiObject): ApiObject {
   return updatedObject(kind, store.get(kind, object.metadata.name), object);
 }
 
 /** What `store.replaceStatus` would return for `object`, at the stored resourceVersion. */
-export function wouldUpdateStatus(kind: KindName, store: ObjectStore, object: StoredObject): StoredObject {
+export function wouldUpdateStatus(kind: KindName, store: ObjectStore, object: ApiObject): ApiObject {
   return statusUpdatedObject(kind, store.get(kind, object.metadata.name), object);
 }
 
@@ -52,9 +52,9 @@ export function wouldUpdateStatus(kind: KindName, store: ObjectStore, object: St
 export function wouldDelete(
   kind: KindName,
   store: ObjectStore,
-  existing: StoredObject,
+  existing: ApiObject,
   options: TerminationOptions,
-): { object: StoredObject; gone: boolean } {
+): { object: ApiObject; gone: boolean } {
   const termination = terminationOf(existing, options);
   if (termination.remove) return { object: removedObject(existing), gone: true };
   return { object: wouldUpdate(kind, store, termination.marked), gone: false };

@@ -1,11 +1,11 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { badRequest } from "../../sdk/errors/server-errors";
-import type { StoredObject } from "../storage";
 
 /**
  * The fields a `fieldSelector` may name, with how to read each from an object. As for a Kubernetes custom
  * resource: the name, and the namespace (always "" here: every kind of this API is cluster-scoped).
  */
-const FIELDS: Readonly<Record<string, (object: StoredObject) => string>> = {
+const FIELDS: Readonly<Record<string, (object: ApiObject) => string>> = {
   "metadata.name": (object) => object.metadata.name,
   "metadata.namespace": () => "",
 };
@@ -31,9 +31,9 @@ export function parseFieldSelector(text: string | undefined): FieldSelector {
   return splitTerms(text).map((term) => parseTerm(term));
 }
 
-export function matchesFields(selector: FieldSelector, object: StoredObject): boolean {
+export function matchesFields(selector: FieldSelector, object: ApiObject): boolean {
   return selector.every(({ field, equal, value }) => {
-    const read = FIELDS[field] as (object: StoredObject) => string;
+    const read = FIELDS[field] as (object: ApiObject) => string;
     return (read(object) === value) === equal;
   });
 }

@@ -1,4 +1,4 @@
-import type { StoredObject } from "../storage";
+import type { ApiObject } from "../../sdk/client/types";
 import type { ObjectList } from "./operations";
 import { redactObject } from "./redaction";
 
@@ -8,9 +8,9 @@ import { redactObject } from "./redaction";
  * stays true for as long as the object is stored: a list of 10k that changed little since the last one
  * serializes little.
  */
-const SERIALIZED = new WeakMap<Readonly<StoredObject>, string>();
+const SERIALIZED = new WeakMap<Readonly<ApiObject>, string>();
 
-export function serializedObject(object: Readonly<StoredObject>): string {
+export function serializedObject(object: Readonly<ApiObject>): string {
   let text = SERIALIZED.get(object);
   if (text === undefined) {
     text = JSON.stringify(redactObject(object));

@@ -1,3 +1,4 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { badRequest, conflict, invalid, notFound } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
 import {
@@ -9,7 +10,7 @@ import {
   withDrainFinalizer,
 } from "../admission";
 import { isRecord } from "../records";
-import { checkPreconditions, type ObjectStore, type StoredObject } from "../storage";
+import { checkPreconditions, type ObjectStore } from "../storage";
 import {
   type Applied,
   type ApplyOptions,
@@ -39,7 +40,7 @@ export interface ObjectList {
   kind: string;
   metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
   /** Stored objects as stored (see `ObjectStore.pageView`): to serialize, never to change. */
-  items: readonly Readonly<StoredObject>[];
+  items: readonly Readonly<ApiObject>[];
 }
 
 export interface ListQuery {
@@ -71,7 +72,7 @@ export interface Patch {
 export const DELETE_COLLECTION_CHUNK = 100;
 
 export interface Written {
-  object: StoredObject;
+  object: ApiObject;
   warnings: string[];
 }
 
@@ -99,7 +100,7 @@ export class ResourceOperations {
     const where =
       query.selector.length === 0 && fields.length === 0
         ? undefined
-        : (object: StoredObject) =>
+        : (object: ApiObject) =>
             matchesSelector(query.selector, object.metadata.labels) && matchesFields(fields, object);
     const after = continueAfter(query.continue);
     // A selector that pins the name is a lookup, not a scan (kubectl delete --wait lists this way).
@@ -120,7 +121,7 @@ export class ResourceOperations {
   private pageOfOne(
     name: string,
     after: string | undefined,
-    where: ((object: StoredObject) => boolean) | undefined,
+    where: ((object: ApiObject) => boolean) | undefined,
   ) {
     const found = this.store.get(this.kind, name);
     const items =
@@ -141,7 +142,7 @@ export class ResourceOperations {
     };
   }
 
-  get(name: string): StoredObject {
+  get(name: string): ApiObject {
     return this.require(name);
   }
 
@@ -205,7 +206,7 @@ export class ResourceOperations {
     }
     const { labels, fields } = options;
     const selected = this.select(labels, fields);
-    const deleted: StoredObject[] = [];
+    const deleted: ApiObject[] = [];
     for (let start = 0; start < selected.length; start += DELETE_COLLECTION_CHUNK) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const chunk = selected.slice(start, start + DELETE_COLLECTION_CHUNK);
@@ -214,7 +215,7 @@ export class ResourceOperations {
     return this.listOf(deleted, {});
   }
 
-  private update(existing: StoredObject, envelope: Envelope, body: unknown, options: WriteOptions): Written {
+  private update(existing: ApiObject, envelope: Envelope, body: unknown, options: WriteOptions): Written {
     // A uid in the body names the object the client means: another one under the name is a 409.
     checkPreconditions(this.kind, existing, { uid: envelope.uid });
     if (envelope.metadata.resourceVersion !== existing.metadata.resourceVersion) {
@@ -231,7 +232,7 @@ export class ResourceOperations {
   }
 
   /** What a PUT (of the object or of its status) checks before it looks at the body's contents. */
-  private replacing(name: string, body: unknown): { existing: StoredObject; envelope: Envelope } {
+  private replacing(name: string, body: unknown): { existing: ApiObject; envelope: Envelope } {
     this.checkSize(body);
     const envelope = readEnvelope(this.kind, body);
     this.checkName(envelope.metadata.name, name);
@@ -271,7 +272,7 @@ export class ResourceOperations {
    * record the write under `manager` with `subresource: "status"`.
    */
   private updateStatus(
-    existing: StoredObject,
+    existing: ApiObject,
     envelope: Envelope,
     body: unknown,
     options: WriteOptions,
@@ -303,7 +304,7 @@ export class ResourceOperations {
   }
 
   /** The admitted object with its managedFields after this write (an `Update` by `manager`). */
-  private owned(existing: StoredObject | undefined, object: StoredObject, manager: string, body: unknown) {
+  private owned(existing: ApiObject | undefined, object: ApiObject, manager: string, body: unknown) {
     const managedFields = managedFieldsAfterUpdate(
       this.kind,
       existing,
@@ -320,14 +321,14 @@ export class ResourceOperations {
     checkObjectSize(this.kind, object, this.maxObjectBytes);
   }
 
-  private select(selector: LabelSelector, fields: FieldSelector): StoredObject[] {
+  private select(selector: LabelSelector, fields: FieldSelector): ApiObject[] {
     return this.store
       .list(this.kind)
       .filter((object) => matchesSelector(selector, object.metadata.labels) && matchesFields(fields, object));
   }
 
   private listOf(
-    items: readonly Readonly<StoredObject>[],
+    items: readonly Readonly<ApiObject>[],
     metadata: Omit<ObjectList["metadata"], "resourceVersion">,
   ): ObjectList {
     const { apiVersion, listKind } = KINDS[this.kind];
@@ -339,7 +340,7 @@ export class ResourceOperations {
     };
   }
 
-  private require(name: string): StoredObject {
+  private require(name: string): ApiObject {
     const existing = this.store.get(this.kind, name);
     if (!existing) throw notFound(KINDS[this.kind], name);
     return existing;

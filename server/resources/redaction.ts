@@ -1,9 +1,9 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { KIND_NAMES, KINDS, type KindName, redactSecrets } from "../../sdk/schema";
 import { isRecord } from "../records";
-import type { StoredObject } from "../storage";
 
 /** The object as clients may see it: every secret in the spec replaced by its placeholder. */
-export function redactObject(object: StoredObject): StoredObject {
+export function redactObject(object: ApiObject): ApiObject {
   return { ...object, spec: redactSecrets(object.kind, object.spec) };
 }
 
@@ -12,9 +12,9 @@ const LIST_KINDS: ReadonlySet<string> = new Set(KIND_NAMES.map((kind) => KINDS[k
 /** Redacts any response body that is an object of this API or a list of them; others pass unchanged. */
 export function redactPayload(payload: unknown): unknown {
   if (!isRecord(payload)) return payload;
-  if (isKindName(payload.kind)) return redactObject(payload as unknown as StoredObject);
+  if (isKindName(payload.kind)) return redactObject(payload as unknown as ApiObject);
   if (typeof payload.kind === "string" && LIST_KINDS.has(payload.kind) && Array.isArray(payload.items)) {
-    return { ...payload, items: payload.items.map((item: StoredObject) => redactObject(item)) };
+    return { ...payload, items: payload.items.map((item: ApiObject) => redactObject(item)) };
   }
   return payload;
 }

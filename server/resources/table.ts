@@ -1,6 +1,6 @@
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 import { COLUMNS, columnDefinitions, type TableColumnDefinition } from "../../sdk/schema/printer-columns";
-import type { StoredObject } from "../storage";
 import { redactObject } from "./redaction";
 
 /**
@@ -36,7 +36,7 @@ export interface Table {
 /** A Table of `objects` (a list, one object, or one watch event's object). */
 export function tableOf(
   kind: KindName,
-  objects: readonly StoredObject[],
+  objects: readonly ApiObject[],
   options: TableOptions,
   metadata: Table["metadata"] = {},
   now = Date.now(),
@@ -50,7 +50,7 @@ export function tableOf(
   };
 }
 
-function rowOf(kind: KindName, object: StoredObject, options: TableOptions, now: number): TableRow {
+function rowOf(kind: KindName, object: ApiObject, options: TableOptions, now: number): TableRow {
   const cells = COLUMNS[kind].map((entry) => entry.cell(object, now));
   switch (options.includeObject) {
     case "None":

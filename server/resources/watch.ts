@@ -1,5 +1,6 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS, type KindName } from "../../sdk/schema";
-import type { ObjectStore, StoredObject } from "../storage";
+import type { ObjectStore } from "../storage";
 import type { EventHistory, HistoryEvent } from "../storage/history";
 import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
 import { expired } from "./list-options";
@@ -10,7 +11,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
 /** What a watch delivers: an object as stored (the HTTP layer redacts and encodes it). */
 export interface WatchOutput {
   type: WatchEventType;
-  object: StoredObject;
+  object: ApiObject;
 }
 
 /** The annotation of the bookmark that ends the initial events of a `sendInitialEvents` watch. */
@@ -69,8 +70,8 @@ export class Watcher {
         metadata: {
           resourceVersion: String(this.cursor),
           ...(annotations && { annotations }),
-        } as StoredObject["metadata"],
-      } as StoredObject,
+        } as ApiObject["metadata"],
+      } as ApiObject,
     });
   }
 
@@ -107,7 +108,7 @@ export class Watcher {
 /** Whether the object, with these labels, is one the watch selects (its name is the same before and after). */
 function passes(
   request: WatchRequest,
-  object: StoredObject,
+  object: ApiObject,
   labels: Readonly<Record<string, string>> | undefined,
 ): boolean {
   return matchesFields(request.fields, object) && matchesSelector(request.labels, labels);
@@ -228,12 +229,12 @@ export class WatchHub {
    * changed once stored), so every watch that starts now shares them, and the one line each is encoded into
    * (routes/watch/lines.ts). Copies made each watch encode its own lines of the same objects.
    */
-  private current(request: WatchRequest): StoredObject[] {
+  private current(request: WatchRequest): ApiObject[] {
     const name = selectedName(request.fields);
-    const where = (object: StoredObject) =>
+    const where = (object: ApiObject) =>
       (name === undefined || object.metadata.name === name) &&
       passes(request, object, object.metadata.labels);
-    if (name === undefined) return this.store.pageView(request.kind, { where }).items as StoredObject[];
+    if (name === undefined) return this.store.pageView(request.kind, { where }).items as ApiObject[];
     const named = this.store.get(request.kind, name);
     return named !== undefined && where(named) ? [named] : [];
   }

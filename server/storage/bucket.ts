@@ -1,18 +1,18 @@
-import type { StoredObject } from "./types";
+import type { ApiObject } from "../../sdk/client/types";
 
 /**
  * The objects of one kind by name, kept in name order as they are written (binary search on insert and
  * delete), so that lists and pages need neither a sort nor a scan of what comes before their start.
  */
 export class SortedBucket {
-  private readonly byName = new Map<string, StoredObject>();
+  private readonly byName = new Map<string, ApiObject>();
   private readonly names: string[] = [];
 
   get size(): number {
     return this.names.length;
   }
 
-  get(name: string): StoredObject | undefined {
+  get(name: string): ApiObject | undefined {
     return this.byName.get(name);
   }
 
@@ -20,7 +20,7 @@ export class SortedBucket {
     return this.byName.has(name);
   }
 
-  set(name: string, object: StoredObject): void {
+  set(name: string, object: ApiObject): void {
     if (!this.byName.has(name)) this.names.splice(this.indexAfter(name, true), 0, name);
     this.byName.set(name, object);
   }
@@ -31,9 +31,9 @@ export class SortedBucket {
   }
 
   /** In name order, starting after `after` (exclusive) when given. */
-  *values(after?: string): IterableIterator<StoredObject> {
+  *values(after?: string): IterableIterator<ApiObject> {
     for (let i = after === undefined ? 0 : this.indexAfter(after, false); i < this.names.length; i++) {
-      yield this.byName.get(this.names[i] as string) as StoredObject;
+      yield this.byName.get(this.names[i] as string) as ApiObject;
     }
   }
 

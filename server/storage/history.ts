@@ -1,5 +1,6 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
-import type { ObjectStore, StoredObject, WatchEvent } from "./types";
+import type { ObjectStore, WatchEvent } from "./types";
 
 /** How many store events a watch can resume from (the watch cache of a Kubernetes API server). */
 export const DEFAULT_WATCH_HISTORY = 10_000;
@@ -15,7 +16,7 @@ export const DEFAULT_WATCH_RETENTION_MS = 75_000;
 export interface HistoryEvent {
   type: WatchEvent["type"];
   kind: KindName;
-  object: StoredObject;
+  object: ApiObject;
   resourceVersion: number;
   /** The labels of the object before this event; `existed` false when there was none (a create). */
   previous: { existed: boolean; labels?: Readonly<Record<string, string>> };
@@ -152,6 +153,6 @@ export class EventHistory {
   }
 }
 
-function keyOf(kind: KindName, object: StoredObject): string {
+function keyOf(kind: KindName, object: ApiObject): string {
   return `${kind}/${object.metadata.name}`;
 }

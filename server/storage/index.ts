@@ -24,7 +24,6 @@ export type {
   ObjectMeta,
   ObjectStore,
   OwnerReference,
-  StoredObject,
   WatchEvent,
   WatchListener,
 } from "./types";

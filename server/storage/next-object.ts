@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
+import type { ApiObject } from "../../sdk/client/types";
 import { alreadyExists, badRequest, conflict, notFound } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { withoutUndefined } from "../records";
-import type { ObjectMeta, StoredObject } from "./types";
+import type { ObjectMeta } from "./types";
 
 // What a write stores, as pure functions of the stored object and the request: the store commits what they
 // return and a dry run answers it, so the two cannot disagree. `resourceVersion` is the commit's; a dry run
@@ -17,11 +18,11 @@ export interface NewIdentity {
 /** The object a create stores: checks as the create (400 without a name, 409 AlreadyExists) and builds it. */
 export function createdObject(
   kind: KindName,
-  stored: StoredObject | undefined,
-  object: StoredObject,
+  stored: ApiObject | undefined,
+  object: ApiObject,
   identity: NewIdentity,
   resourceVersion?: string,
-): StoredObject {
+): ApiObject {
   const { name } = object.metadata;
   if (!name) throw badRequest("metadata.name is required to create an object");
   if (stored) throw alreadyExists(KINDS[kind], name);
@@ -49,10 +50,10 @@ export function createdObject(
  */
 export function updatedObject(
   kind: KindName,
-  stored: StoredObject | undefined,
-  object: StoredObject,
+  stored: ApiObject | undefined,
+  object: ApiObject,
   resourceVersion?: string,
-): StoredObject {
+): ApiObject {
   checkUpdatable(kind, stored, object);
   const { uid, creationTimestamp, generation = 1, deletionTimestamp } = stored.metadata;
   return {
@@ -84,10 +85,10 @@ export function updatedObject(
  */
 export function statusUpdatedObject(
   kind: KindName,
-  stored: StoredObject | undefined,
-  object: StoredObject,
+  stored: ApiObject | undefined,
+  object: ApiObject,
   resourceVersion?: string,
-): StoredObject {
+): ApiObject {
   checkUpdatable(kind, stored, object);
   const { status: _stored, ...rest } = stored;
   const { managedFields: _managed, ...metadata } = stored.metadata;
@@ -104,7 +105,7 @@ export function statusUpdatedObject(
 }
 
 /** The object as its removal reports it: as stored, at the deletion's resourceVersion. */
-export function removedObject(stored: StoredObject, resourceVersion?: string): StoredObject {
+export function removedObject(stored: ApiObject, resourceVersion?: string): ApiObject {
   if (resourceVersion === undefined) return stored;
   return { ...stored, metadata: { ...stored.metadata, resourceVersion } };
 }
@@ -141,9 +142,9 @@ function orderedMetadata(fields: ObjectMeta): ObjectMeta {
 /** An update's preconditions: 404 when the object went, 409 when it changed since the version written. */
 function checkUpdatable(
   kind: KindName,
-  stored: StoredObject | undefined,
-  object: StoredObject,
-): asserts stored is StoredObject {
+  stored: ApiObject | undefined,
+  object: ApiObject,
+): asserts stored is ApiObject {
   const { name } = object.metadata;
   if (!stored) throw notFound(KINDS[kind], name);
   if (object.metadata.resourceVersion !== stored.metadata.resourceVersion) throw conflict(KINDS[kind], name);

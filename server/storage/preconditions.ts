@@ -1,7 +1,7 @@
+import type { ApiObject } from "../../sdk/client/types";
 import type { ApiError } from "../../sdk/errors";
 import { apiError, qualifiedResource, resourceDetails } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
-import type { StoredObject } from "./types";
 
 /** What a delete must find, as in Kubernetes' `DeleteOptions.preconditions`; each field is optional. */
 export interface Preconditions {
@@ -13,11 +13,7 @@ export interface Preconditions {
  * Throws 409 Conflict, worded as the Kubernetes API server words it, when `object` does not satisfy a
  * precondition (uid first, then resourceVersion).
  */
-export function checkPreconditions(
-  kind: KindName,
-  object: StoredObject,
-  preconditions?: Preconditions,
-): void {
+export function checkPreconditions(kind: KindName, object: ApiObject, preconditions?: Preconditions): void {
   if (preconditions === undefined) return;
   const { uid, resourceVersion } = object.metadata;
   const name = object.metadata.name ?? "";
@@ -63,7 +59,7 @@ export function uidOfNoObject(kind: KindName, name: string, uid: string): ApiErr
  */
 export function checkDeletePreconditions(
   kind: KindName,
-  object: StoredObject,
+  object: ApiObject,
   preconditions?: Preconditions,
 ): void {
   const { uid, resourceVersion } = object.metadata;

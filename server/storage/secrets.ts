@@ -1,13 +1,13 @@
+import type { ApiObject } from "../../sdk/client/types";
 import { type KindName, SECRET_FIELDS, secretPaths } from "../../sdk/schema";
 import { valueAt } from "../records";
-import type { StoredObject } from "./types";
 
 /**
  * Whether replacing `before` by `after` (or deleting it, without `after`) takes a secret value out of the
  * store: a value at one of `before`'s secret paths that `after` no longer holds at any of its own. The
  * durable journal then scrubs the old copies off the disk. When the spec cannot be walked, assume it does.
  */
-export function dropsSecrets(kind: KindName, before: StoredObject, after?: StoredObject): boolean {
+export function dropsSecrets(kind: KindName, before: ApiObject, after?: ApiObject): boolean {
   const old = secretValues(kind, before);
   if (old === undefined) return true;
   if (old.length === 0) return false;
@@ -21,7 +21,7 @@ export function dropsSecrets(kind: KindName, before: StoredObject, after?: Store
 const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set(SECRET_FIELDS.map(({ field }) => field));
 
 /** The secret values of a spec as JSON texts; undefined when the spec could not be read. */
-function secretValues(kind: KindName, object: StoredObject): string[] | undefined {
+function secretValues(kind: KindName, object: ApiObject): string[] | undefined {
   // Walking the schema costs far more than looking for a field name: most specs hold no secret at all.
   if (!hasFieldNamed(object.spec, SECRET_FIELD_NAMES)) return [];
   try {

@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
-import type { Journal, StoredObject } from "./types";
+import type { Journal } from "./types";
 import { FileSync } from "./wal-sync";
 
 const SCHEMA = `
@@ -119,7 +120,7 @@ export class SqliteJournal implements Journal {
     this.setVersion = this.db.prepare("UPDATE store_version SET resource_version = ? WHERE id = 1");
   }
 
-  load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number } {
+  load(): { objects: { kind: KindName; object: ApiObject }[]; resourceVersion: number } {
     const rows = this.db.prepare("SELECT kind, body FROM objects").all() as {
       kind: KindName;
       body: string;
@@ -128,12 +129,12 @@ export class SqliteJournal implements Journal {
       resource_version: number;
     };
     return {
-      objects: rows.map((row) => ({ kind: row.kind, object: JSON.parse(row.body) as StoredObject })),
+      objects: rows.map((row) => ({ kind: row.kind, object: JSON.parse(row.body) as ApiObject })),
       resourceVersion: version.resource_version,
     };
   }
 
-  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void {
+  put(kind: KindName, object: ApiObject, resourceVersion: number, scrub: boolean): void {
     this.write(scrub, () => {
       this.upsert.run(kind, object.metadata.name, JSON.stringify(object));
       this.setVersion.run(resourceVersion);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 import { timestamp } from "../../sdk/shared/time";
 import { SortedBucket } from "./bucket";
@@ -13,7 +14,6 @@ import type {
   ObjectStore,
   Page,
   PageQuery,
-  StoredObject,
   WatchEvent,
   WatchListener,
 } from "./types";
@@ -49,23 +49,23 @@ export class Store implements ObjectStore {
     }
   }
 
-  get(kind: KindName, name: string): StoredObject | undefined {
+  get(kind: KindName, name: string): ApiObject | undefined {
     const found = this.bucket(kind).get(name);
     return found && copyJson(found);
   }
 
-  list(kind: KindName): StoredObject[] {
+  list(kind: KindName): ApiObject[] {
     return Array.from(this.bucket(kind).values(), (object) => copyJson(object));
   }
 
-  page(kind: KindName, query: PageQuery): Page<StoredObject> {
+  page(kind: KindName, query: PageQuery): Page<ApiObject> {
     const page = this.pageView(kind, query);
     return { ...page, items: page.items.map((object) => copyJson(object)) };
   }
 
-  pageView(kind: KindName, { after, limit, where }: PageQuery): Page<Readonly<StoredObject>> {
+  pageView(kind: KindName, { after, limit, where }: PageQuery): Page<Readonly<ApiObject>> {
     const bucket = this.bucket(kind);
-    const items: StoredObject[] = [];
+    const items: ApiObject[] = [];
     let more = false;
     for (const object of bucket.values(after)) {
       if (where !== undefined && !where(object)) continue;
@@ -79,7 +79,7 @@ export class Store implements ObjectStore {
     return { items, more, ...(more && where === undefined && { remaining: bucket.countAfter(last) }) };
   }
 
-  create(kind: KindName, obj: StoredObject): StoredObject {
+  create(kind: KindName, obj: ApiObject): ApiObject {
     const version = this.lastVersion + 1;
     const identity = { uid: randomUUID(), creationTimestamp: timestamp() };
     const stored = this.bucket(kind).get(obj.metadata.name);
@@ -87,29 +87,29 @@ export class Store implements ObjectStore {
     return this.commit("ADDED", kind, created, version);
   }
 
-  update(kind: KindName, obj: StoredObject): StoredObject {
+  update(kind: KindName, obj: ApiObject): ApiObject {
     const version = this.lastVersion + 1;
     const stored = this.bucket(kind).get(obj.metadata.name);
     const updated = updatedObject(kind, stored, copyJson(obj), String(version));
     return this.commit("MODIFIED", kind, updated, version, stored);
   }
 
-  replaceStatus(kind: KindName, obj: StoredObject): StoredObject {
+  replaceStatus(kind: KindName, obj: ApiObject): ApiObject {
     const version = this.lastVersion + 1;
     const stored = this.bucket(kind).get(obj.metadata.name);
     const updated = statusUpdatedObject(kind, stored, copyJson(obj), String(version));
     return this.commit("MODIFIED", kind, updated, version, stored);
   }
 
-  delete(kind: KindName, name: string, preconditions?: Preconditions): StoredObject | undefined {
+  delete(kind: KindName, name: string, preconditions?: Preconditions): ApiObject | undefined {
     const existing = this.bucket(kind).get(name);
     if (!existing) return undefined;
     checkPreconditions(kind, existing, preconditions);
     return this.remove([{ kind, existing }])[0];
   }
 
-  deleteMany(targets: readonly DeleteTarget[]): (StoredObject | undefined)[] {
-    const chosen = new Set<StoredObject>();
+  deleteMany(targets: readonly DeleteTarget[]): (ApiObject | undefined)[] {
+    const chosen = new Set<ApiObject>();
     const found = targets.map(({ kind, name, uid }) => {
       const existing = this.bucket(kind).get(name);
       if (!existing || chosen.has(existing) || (uid !== undefined && existing.metadata.uid !== uid))
@@ -173,10 +173,10 @@ export class Store implements ObjectStore {
   private commit(
     type: WatchEvent["type"],
     kind: KindName,
-    object: StoredObject,
+    object: ApiObject,
     version: number,
-    replaced?: StoredObject,
-  ): StoredObject {
+    replaced?: ApiObject,
+  ): ApiObject {
     if (this.journal) {
       const scrub = replaced !== undefined && dropsSecrets(kind, replaced, object);
       this.journal.put(kind, object, version, scrub);
@@ -191,7 +191,7 @@ export class Store implements ObjectStore {
    * Removes the objects in one commit, each deletion with its own resourceVersion; the events follow the
    * commit, so listeners never see a deletion the journal has not made durable.
    */
-  private remove(entries: readonly { kind: KindName; existing: StoredObject }[]): StoredObject[] {
+  private remove(entries: readonly { kind: KindName; existing: ApiObject }[]): ApiObject[] {
     if (entries.length === 0) return [];
     const last = this.lastVersion + entries.length;
     if (this.journal) {

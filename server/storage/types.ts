@@ -1,4 +1,4 @@
-import type { ObjectMeta as ApiObjectMeta } from "../../sdk/client/types";
+import type { ApiObject, ObjectMeta as ApiObjectMeta } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 import type { Preconditions } from "./preconditions";
 
@@ -10,19 +10,10 @@ export type { OwnerReference } from "../../sdk/client/types";
  */
 export type ObjectMeta = ApiObjectMeta;
 
-/** An object as stored: secret values are intact (redaction happens only in responses and logs). */
-export interface StoredObject {
-  apiVersion: string;
-  kind: KindName;
-  metadata: ObjectMeta;
-  spec: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
-
 export interface WatchEvent {
   type: "ADDED" | "MODIFIED" | "DELETED";
   kind: KindName;
-  object: StoredObject;
+  object: ApiObject;
 }
 
 export type WatchListener = (event: WatchEvent) => void;
@@ -41,7 +32,7 @@ export interface DeleteTarget {
 export interface PageQuery {
   after?: string;
   limit?: number;
-  where?: (object: StoredObject) => boolean;
+  where?: (object: ApiObject) => boolean;
 }
 
 export interface Page<T> {
@@ -51,28 +42,29 @@ export interface Page<T> {
 }
 
 /**
- * The one store behind the routes and the controller. Every method returns copies: mutating a result
+ * The one store behind the routes and the controller. Objects are stored with their secret values intact
+ * (redaction happens only in responses and logs). Every method returns copies: mutating a result
  * never changes stored state. Every write gets a `resourceVersion` greater than any before it, in the
  * whole store, is visible at once, and is durable (when the store is) once `durable()` resolves.
  */
 export interface ObjectStore {
-  get(kind: KindName, name: string): StoredObject | undefined;
+  get(kind: KindName, name: string): ApiObject | undefined;
   /** Ordered by name. */
-  list(kind: KindName): StoredObject[];
+  list(kind: KindName): ApiObject[];
   /**
    * One page in name order: the objects after `after` that `where` accepts, at most `limit`; only those are
    * copied. `more` says whether another accepted object follows; `remaining` counts the objects after the
    * page when there is no `where` (as Kubernetes reports remainingItemCount only for unfiltered lists).
    */
-  page(kind: KindName, query: PageQuery): Page<StoredObject>;
+  page(kind: KindName, query: PageQuery): Page<ApiObject>;
   /**
    * `page` without the copies: the stored objects themselves, for a read that only serializes them (a
    * list's answer). A stored object is never changed once stored (a write stores a new one), so what is
    * returned stays as it was; it must never be mutated.
    */
-  pageView(kind: KindName, query: PageQuery): Page<Readonly<StoredObject>>;
+  pageView(kind: KindName, query: PageQuery): Page<Readonly<ApiObject>>;
   /** Sets uid, resourceVersion, generation (1) and creationTimestamp. Throws ApiError AlreadyExists. */
-  create(kind: KindName, obj: StoredObject): StoredObject;
+  create(kind: KindName, obj: ApiObject): ApiObject;
   /**
    * Replaces spec, the client-owned metadata (labels, annotations, ownerReferences, finalizers) and managedFields (which
    * the API computes, server-side apply's record of who owns which field), and may set
@@ -80,26 +72,26 @@ export interface ObjectStore {
    * (ApiError Conflict otherwise; NotFound if absent). `generation` goes up by one when the spec
    * changes. Status is left as stored: it is written only through `replaceStatus`.
    */
-  update(kind: KindName, obj: StoredObject): StoredObject;
+  update(kind: KindName, obj: ApiObject): ApiObject;
   /**
    * A write to the status subresource (`/status`): stores `obj.status` (removes the status when it has none)
    * and `obj.metadata.managedFields`, and keeps everything else as stored (spec, the rest of the metadata,
    * generation). `obj.metadata.resourceVersion` must equal the stored one (ApiError Conflict otherwise;
    * NotFound if absent).
    */
-  replaceStatus(kind: KindName, obj: StoredObject): StoredObject;
+  replaceStatus(kind: KindName, obj: ApiObject): ApiObject;
   /**
    * Removes the object at once and returns it (with the deletion's resourceVersion); undefined when it is
    * absent. With preconditions, the check and the removal are one step: ApiError Conflict ("Precondition
    * failed") when the stored object has another uid or resourceVersion, and nothing is removed.
    */
-  delete(kind: KindName, name: string, preconditions?: Preconditions): StoredObject | undefined;
+  delete(kind: KindName, name: string, preconditions?: Preconditions): ApiObject | undefined;
   /**
    * Removes several objects in one durable commit (all or none), each deletion with its own
    * resourceVersion, and returns them in the order given; undefined for a target that is absent, another
    * incarnation than its `uid`, or named twice. Listeners hear of them once the commit is made.
    */
-  deleteMany(targets: readonly DeleteTarget[]): (StoredObject | undefined)[];
+  deleteMany(targets: readonly DeleteTarget[]): (ApiObject | undefined)[];
   /** The resourceVersion of the latest write (what a list reports). */
   resourceVersion(): string;
   /**
@@ -121,12 +113,12 @@ export interface ObjectStore {
 
 /** A durable record of the store's writes. The store keeps every object in memory and writes through. */
 export interface Journal {
-  load(): { objects: { kind: KindName; object: StoredObject }[]; resourceVersion: number };
+  load(): { objects: { kind: KindName; object: ApiObject }[]; resourceVersion: number };
   /**
    * Persists the object (insert or replace) and the store's resourceVersion in one commit. `scrub`: the
    * write takes secret values out of the store, so no copy of the old ones may stay on disk.
    */
-  put(kind: KindName, object: StoredObject, resourceVersion: number, scrub: boolean): void;
+  put(kind: KindName, object: ApiObject, resourceVersion: number, scrub: boolean): void;
   /** Removes the objects and persists the store's resourceVersion in one commit (all or none). */
   remove(objects: readonly { kind: KindName; name: string }[], resourceVersion: number, scrub: boolean): void;
   /**

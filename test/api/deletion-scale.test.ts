@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS } from "../../sdk/schema";
-import type { ObjectStore, StoredObject } from "../../server/storage";
+import type { ObjectStore } from "../../server/storage";
 import { pathOf, startTestServer, type TestServer, useDurableServers } from "../helpers/server";
 import { VALID_SPECS } from "./fixtures";
 
@@ -32,7 +33,7 @@ function seed(store: ObjectStore, kind: "Service" | "Proxy", name: string, label
 }
 
 /** A revision owned by `owner` (not as its controller, so the Service controller leaves it alone). */
-function seedOwned(store: ObjectStore, name: string, owner: StoredObject) {
+function seedOwned(store: ObjectStore, name: string, owner: ApiObject) {
   const { name: ownerName, uid } = owner.metadata;
   return store.create("ServiceRevision", {
     apiVersion: KINDS.ServiceRevision.apiVersion,
@@ -99,7 +100,7 @@ describe("deletion at scale", () => {
 
     expect(reply.status).toBe(200);
     expect(reply.body.items).toHaveLength(SERVICES);
-    expect(new Set(reply.body.items.map((item: StoredObject) => item.metadata.name)).size).toBe(SERVICES);
+    expect(new Set(reply.body.items.map((item: ApiObject) => item.metadata.name)).size).toBe(SERVICES);
     expect(running.store.list("Service")).toEqual([]);
     expect(running.store.list("ServiceRevision")).toEqual([]);
     unsubscribe();

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS, type KindName } from "../../sdk/schema";
 import { startGarbageCollector } from "../../server/lifecycle/garbage-collector";
-import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
+import { type ObjectStore, openStore } from "../../server/storage";
 
 const running: { store: ObjectStore; stop?: () => void }[] = [];
 afterEach(() => {
@@ -17,7 +18,7 @@ function storeWithCollector(): ObjectStore {
   return store;
 }
 
-function put(store: ObjectStore, kind: KindName, name: string, owners: StoredObject[] = []): StoredObject {
+function put(store: ObjectStore, kind: KindName, name: string, owners: ApiObject[] = []): ApiObject {
   return store.create(kind, {
     apiVersion: KINDS[kind].apiVersion,
     kind,

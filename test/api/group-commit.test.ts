@@ -3,15 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS } from "../../sdk/schema";
 import { buildApp } from "../../server";
-import { openStore, type StoredObject } from "../../server/storage";
+import { openStore } from "../../server/storage";
 import { SqliteJournal } from "../../server/storage/sqlite";
 import { Store } from "../../server/storage/store";
 import type { Journal } from "../../server/storage/types";
 import { manifest, pathOf } from "../helpers/server";
 
-const proxy = (name: string): StoredObject => ({
+const proxy = (name: string): ApiObject => ({
   apiVersion: KINDS.Proxy.apiVersion,
   kind: "Proxy",
   metadata: { name },

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS } from "../../sdk/schema";
-import { openStore, type StoredObject } from "../../server/storage";
+import { openStore } from "../../server/storage";
 import { CHECKPOINT_WRITES, SqliteJournal } from "../../server/storage/sqlite";
 import { Store } from "../../server/storage/store";
 import { FileSync } from "../../server/storage/wal-sync";
@@ -12,7 +13,7 @@ import { FileSync } from "../../server/storage/wal-sync";
 // nothing counts as durable before a sync that began after its commit has ended, a failed sync is a
 // failed commit, and the journal's own checkpoints keep the WAL short.
 
-const proxy = (name: string): StoredObject => ({
+const proxy = (name: string): ApiObject => ({
   apiVersion: KINDS.Proxy.apiVersion,
   kind: "Proxy",
   metadata: { name },

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
-import { openStore, type StoredObject } from "../../server/storage";
+import { openStore } from "../../server/storage";
 import { call, manifest, pathOf, startTestServer } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
 import { SECRET_SPECS, SECRETS, VALID_SPECS } from "./fixtures";
@@ -89,18 +90,18 @@ describe("persistence", () => {
     const interrupted = openStore({ dir });
     const service = interrupted.create(
       "Service",
-      manifest("Service", "web", VALID_SPECS.Service) as StoredObject,
+      manifest("Service", "web", VALID_SPECS.Service) as ApiObject,
     );
     const { name, uid } = service.metadata;
     interrupted.create(
       "ServiceRevision",
       manifest("ServiceRevision", "web-r1", VALID_SPECS.ServiceRevision, {
         ownerReferences: [{ apiVersion: service.apiVersion, kind: "Service", name, uid, controller: true }],
-      }) as StoredObject,
+      }) as ApiObject,
     );
     interrupted.create(
       "ServiceRevision",
-      manifest("ServiceRevision", "loose", VALID_SPECS.ServiceRevision) as StoredObject,
+      manifest("ServiceRevision", "loose", VALID_SPECS.ServiceRevision) as ApiObject,
     );
     interrupted.delete("Service", "web");
     interrupted.close();

@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { ApiError, ConflictError } from "../../sdk/errors";
 import { KINDS } from "../../sdk/schema";
-import { type ObjectStore, openStore, type StoredObject, type WatchEvent } from "../../server/storage";
+import { type ObjectStore, openStore, type WatchEvent } from "../../server/storage";
 import { Store } from "../../server/storage/store";
 import type { Journal } from "../../server/storage/types";
 
-const proxy = (name: string, spec: Record<string, unknown> = {}): StoredObject => ({
+const proxy = (name: string, spec: Record<string, unknown> = {}): ApiObject => ({
   apiVersion: KINDS.Proxy.apiVersion,
   kind: "Proxy",
   metadata: { name },
@@ -201,7 +202,7 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
     const store = fresh();
     const created = store.create("Proxy", proxy("a", { provider: "cloud" }));
     created.spec.provider = "mutated";
-    const read = store.get("Proxy", "a") as StoredObject;
+    const read = store.get("Proxy", "a") as ApiObject;
     read.spec.provider = "mutated";
     expect(store.get("Proxy", "a")?.spec.provider).toBe("cloud");
   });
@@ -238,7 +239,7 @@ describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => 
 });
 
 /** The Proxy's status written as the `/status` subresource writes it. */
-function withStatus(store: ObjectStore, name: string, status: Record<string, unknown>): StoredObject {
+function withStatus(store: ObjectStore, name: string, status: Record<string, unknown>): ApiObject {
   const current = store.get("Proxy", name);
   if (!current) throw new Error(`Proxy ${name} is not stored`);
   return store.replaceStatus("Proxy", { ...current, status });

@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../sdk/client/types";
 import { EventLines } from "../../server/routes/watch/lines";
-import type { StoredObject } from "../../server/storage";
 import { call, manifest, pathOf } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
 import { type OpenWatch, openWatch } from "../helpers/watch";
@@ -20,7 +20,7 @@ afterEach(() => {
 interface StalledWatch {
   socket: Socket;
   /** The complete event lines received so far (a line cut by the end of the connection is left out). */
-  lines: () => { type: string; object: StoredObject }[];
+  lines: () => { type: string; object: ApiObject }[];
   closed: Promise<void>;
 }
 
@@ -56,7 +56,7 @@ function dechunk(raw: string): string {
   }
 }
 
-function completeLines(body: string): { type: string; object: StoredObject }[] {
+function completeLines(body: string): { type: string; object: ApiObject }[] {
   return body
     .split("\n")
     .slice(0, -1)
@@ -203,7 +203,7 @@ describe("EventLines", () => {
       kind: "Proxy",
       metadata: { name: "p", resourceVersion: "7" },
       spec: {},
-    } as unknown as StoredObject;
+    } as unknown as ApiObject;
     const added = lines.encode("Proxy", { type: "ADDED", object }, undefined);
     expect(lines.encode("Proxy", { type: "ADDED", object }, undefined)).toBe(added);
     const modified = lines.encode("Proxy", { type: "MODIFIED", object }, undefined);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { serviceKeyOf } from "../../controller/events";
-import type { KubeObject } from "../../controller/objects";
+import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
 
-const event = (kind: KindName, metadata: KubeObject["metadata"]): KubeObject => ({
+const event = (kind: KindName, metadata: ApiObject["metadata"]): ApiObject => ({
   apiVersion: "v",
   kind,
   metadata,

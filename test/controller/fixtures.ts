@@ -4,9 +4,9 @@
 import mergePatch from "json-merge-patch";
 import type { Cluster, KindCache } from "../../controller";
 import type { InformerHandlers } from "../../controller/informer";
-import type { KubeObject } from "../../controller/objects";
+import type { ApiObject } from "../../sdk/client/types";
 import { applyDefaults, type KindName, type ServiceSpecInput } from "../../sdk/schema";
-import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
+import { type ObjectStore, openStore } from "../../server/storage";
 
 export const DIGEST_A = `sha256:${"a".repeat(64)}`;
 export const DIGEST_B = `sha256:${"b".repeat(64)}`;
@@ -37,7 +37,7 @@ export function gitService(): ServiceSpecInput {
 }
 
 /** The store as the API leaves it after admission: defaults applied. */
-export function createService(store: ObjectStore, name: string, spec: ServiceSpecInput): StoredObject {
+export function createService(store: ObjectStore, name: string, spec: ServiceSpecInput): ApiObject {
   return store.create("Service", {
     apiVersion: "compute.example.dev/v1alpha1",
     kind: "Service",
@@ -49,8 +49,8 @@ export function createService(store: ObjectStore, name: string, spec: ServiceSpe
 export function updateService(
   store: ObjectStore,
   name: string,
-  change: (object: StoredObject) => StoredObject,
-): StoredObject {
+  change: (object: ApiObject) => ApiObject,
+): ApiObject {
   const current = store.get("Service", name);
   if (!current) throw new Error(`Service ${name} is not stored`);
   const changed = change(current);
@@ -58,14 +58,14 @@ export function updateService(
 }
 
 /** A write of the Service's status alone, as the `/status` subresource stores it. */
-export function writeStatus(store: ObjectStore, name: string, status: Record<string, unknown>): StoredObject {
+export function writeStatus(store: ObjectStore, name: string, status: Record<string, unknown>): ApiObject {
   const current = store.get("Service", name);
   if (!current) throw new Error(`Service ${name} is not stored`);
   return store.replaceStatus("Service", { ...current, status });
 }
 
 export function withSpec(spec: ServiceSpecInput) {
-  return (object: StoredObject): StoredObject => ({ ...object, spec: spec as Record<string, unknown> });
+  return (object: ApiObject): ApiObject => ({ ...object, spec: spec as Record<string, unknown> });
 }
 
 /** An in-memory store that records every write as `<type> <Kind>/<name>`. */
@@ -109,9 +109,9 @@ export interface StatusView {
  * once; `start` hands every stored object to them as an informer's first list does.
  */
 export function storeCluster(store: ObjectStore): Cluster {
-  const kinds: { kind: KindName; handlers: InformerHandlers<KubeObject>[] }[] = [];
+  const kinds: { kind: KindName; handlers: InformerHandlers<ApiObject>[] }[] = [];
   const kindCache = (kind: KindName): KindCache => {
-    const handlers: InformerHandlers<KubeObject>[] = [];
+    const handlers: InformerHandlers<ApiObject>[] = [];
     kinds.push({ kind, handlers });
     store.subscribe((event) => {
       if (event.kind !== kind) return;
@@ -134,7 +134,7 @@ export function storeCluster(store: ObjectStore): Cluster {
       patch: async (name, patch) =>
         store.update(
           kind,
-          mergePatch.apply(structuredClone(store.get(kind, name)), patch) as unknown as StoredObject,
+          mergePatch.apply(structuredClone(store.get(kind, name)), patch) as unknown as ApiObject,
         ),
       async delete(name, uid) {
         store.delete(kind, name, uid === undefined ? undefined : { uid });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { revisionsToPrune } from "../../controller/history";
-import type { StoredObject } from "../../server/storage";
+import type { ApiObject } from "../../sdk/client/types";
 
 /** Revisions r1..rN created in that order; r1 and r2 share a second, told apart by resourceVersion. */
-function revisions(count: number): StoredObject[] {
+function revisions(count: number): ApiObject[] {
   return Array.from({ length: count }, (_, index) => ({
     apiVersion: "compute.example.dev/v1alpha1",
     kind: "ServiceRevision" as const,

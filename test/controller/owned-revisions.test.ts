@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { OwnedRevisions } from "../../controller/owned-revisions";
+import type { ApiObject } from "../../sdk/client/types";
 import { KINDS } from "../../sdk/schema";
-import { type ObjectStore, openStore, type StoredObject } from "../../server/storage";
+import { type ObjectStore, openStore } from "../../server/storage";
 import { storeCluster } from "./fixtures";
 
-function service(store: ObjectStore, name: string): StoredObject {
+function service(store: ObjectStore, name: string): ApiObject {
   return store.create("Service", {
     apiVersion: KINDS.Service.apiVersion,
     kind: "Service",
@@ -13,7 +14,7 @@ function service(store: ObjectStore, name: string): StoredObject {
   });
 }
 
-function revision(store: ObjectStore, name: string, owner?: StoredObject): StoredObject {
+function revision(store: ObjectStore, name: string, owner?: ApiObject): ApiObject {
   const ownerReferences = owner && [
     {
       apiVersion: owner.apiVersion,
@@ -40,7 +41,7 @@ function indexOf(store: ObjectStore): OwnedRevisions {
   return owned;
 }
 
-const names = (objects: StoredObject[]) => objects.map((object) => object.metadata.name).sort();
+const names = (objects: ApiObject[]) => objects.map((object) => object.metadata.name).sort();
 
 describe("the index of the revisions each Service controls", () => {
   it("knows the revisions present at start and follows creates and deletes", () => {

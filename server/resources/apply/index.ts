@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import type { ApiObject } from "../../../sdk/client/types";
 import {
   apiError,
   badRequest,
@@ -16,13 +17,7 @@ import {
   withDrainFinalizer,
 } from "../../admission";
 import { isRecord, withoutUndefined } from "../../records";
-import {
-  checkPreconditions,
-  type ObjectStore,
-  type StoredObject,
-  timestamp,
-  uidOfNoObject,
-} from "../../storage";
+import { checkPreconditions, type ObjectStore, timestamp, uidOfNoObject } from "../../storage";
 import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "../dry-run";
 import { checkObjectSize } from "../object-size";
 import { redactObject } from "../redaction";
@@ -110,7 +105,7 @@ export interface ApplyOptions {
 }
 
 export interface Applied {
-  object: StoredObject;
+  object: ApiObject;
   warnings: string[];
   /** The apply created the object (201). */
   created: boolean;
@@ -221,7 +216,7 @@ export function applyStatus(
   name: string,
   body: unknown,
   options: ApplyOptions,
-): { object: StoredObject; warnings: string[] } {
+): { object: ApiObject; warnings: string[] } {
   const { config, configTracked } = checkedConfig(kind, name, body, STATUS_STRUCTURE, "status");
   const existing = store.get(kind, name);
   if (existing === undefined) throw notFound(KINDS[kind], name);
@@ -322,7 +317,7 @@ function candidateBody(
   name: string,
   config: Record<string, unknown>,
   merged: Tracked,
-  existing: StoredObject | undefined,
+  existing: ApiObject | undefined,
 ): Record<string, unknown> {
   const configMetadata = isRecord(config.metadata) ? config.metadata : {};
   const metadata: Record<string, unknown> = { ...configMetadata };
@@ -344,9 +339,9 @@ function candidateBody(
 
 /** The object with its managed fields set (or removed when there are none). */
 export function withManagedFields(
-  object: StoredObject,
+  object: ApiObject,
   managedFields: ManagedFieldsEntry[] | undefined,
-): StoredObject {
+): ApiObject {
   const { managedFields: _old, ...metadata } = object.metadata;
   return { ...object, metadata: { ...metadata, ...(managedFields && { managedFields }) } };
 }
@@ -362,7 +357,7 @@ export function withManagedFields(
  */
 export function managedFieldsAfterUpdate(
   kind: KindName,
-  existing: StoredObject | undefined,
+  existing: ApiObject | undefined,
   object: { metadata: { name: string }; spec?: unknown; status?: unknown },
   manager: string,
   sent: unknown,

@@ -1,9 +1,9 @@
+import type { ApiObject } from "../../../sdk/client/types";
 import type { Status } from "../../../sdk/errors";
 import type { KindName } from "../../../sdk/schema";
 import { redactObject } from "../../resources/redaction";
 import { type TableOptions, tableOf } from "../../resources/table";
 import type { WatchOutput } from "../../resources/watch";
-import type { StoredObject } from "../../storage";
 
 type ObjectEventType = Exclude<WatchOutput["type"], "BOOKMARK">;
 
@@ -17,7 +17,7 @@ export class EventLines {
    * Held weakly: a line lives while a watch still has it to send, and goes after (a stored object may stay
    * for months; its 1.5 MiB line need not stay with it once every watch sent it).
    */
-  private readonly objects = new WeakMap<StoredObject, Partial<Record<ObjectEventType, WeakRef<Buffer>>>>();
+  private readonly objects = new WeakMap<ApiObject, Partial<Record<ObjectEventType, WeakRef<Buffer>>>>();
 
   encode(kind: KindName, event: WatchOutput, table: TableOptions | undefined): Buffer {
     const { type, object } = event;
@@ -49,7 +49,7 @@ function lineOf(event: { type: WatchOutput["type"] | "ERROR"; object: unknown })
   return Buffer.from(`${JSON.stringify(event)}\n`);
 }
 
-function bookmarkObject(kind: KindName, object: StoredObject, table: TableOptions | undefined): unknown {
+function bookmarkObject(kind: KindName, object: ApiObject, table: TableOptions | undefined): unknown {
   if (table === undefined) return object;
   const { resourceVersion } = object.metadata;
   return { ...tableOf(kind, [], table, { resourceVersion }), columnDefinitions: [] };

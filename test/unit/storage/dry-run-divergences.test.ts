@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import type { ApiObject } from "../../../sdk/client/types";
 import { KINDS, type KindName } from "../../../sdk/schema";
 import { terminate } from "../../../server/lifecycle";
 import { wouldCreate, wouldUpdate } from "../../../server/resources/dry-run";
-import type { StoredObject } from "../../../server/storage";
 import { Store } from "../../../server/storage/store";
 import { KINDS_UNDER_TEST, VALID_SPECS } from "../../api/fixtures";
 
@@ -16,7 +16,7 @@ beforeEach(() => {
   store = new Store();
 });
 
-function admitted(kind: KindName, metadata: StoredObject["metadata"]): StoredObject {
+function admitted(kind: KindName, metadata: ApiObject["metadata"]): ApiObject {
   return { apiVersion: KINDS[kind].apiVersion, kind, metadata, spec: structuredClone(VALID_SPECS[kind]) };
 }
 
@@ -39,7 +39,7 @@ describe("a dry-run update of a terminating Proxy", () => {
   });
 
   const next = (deletionGracePeriodSeconds?: number) => {
-    const { resourceVersion } = (store.get("Proxy", "edge") as StoredObject).metadata;
+    const { resourceVersion } = (store.get("Proxy", "edge") as ApiObject).metadata;
     const metadata = {
       name: "edge",
       resourceVersion,

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ApiObject } from "../../../sdk/client/types";
 import { KINDS, type KindName } from "../../../sdk/schema";
 import { terminate } from "../../../server/lifecycle";
 import { wouldCreate, wouldDelete, wouldUpdate } from "../../../server/resources/dry-run";
-import type { StoredObject } from "../../../server/storage";
 import { Store } from "../../../server/storage/store";
 import { KINDS_UNDER_TEST, SPEC_CHANGES, VALID_SPECS } from "../../api/fixtures";
 
@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 /** An object as admission hands it to the store: client metadata only. */
-function admitted(kind: KindName, name: string, metadata: StoredObject["metadata"] = { name }) {
+function admitted(kind: KindName, name: string, metadata: ApiObject["metadata"] = { name }) {
   return {
     apiVersion: KINDS[kind].apiVersion,
     kind,
@@ -33,17 +33,17 @@ function admitted(kind: KindName, name: string, metadata: StoredObject["metadata
   };
 }
 
-function without(object: StoredObject, ...fields: ("uid" | "resourceVersion")[]): StoredObject {
+function without(object: ApiObject, ...fields: ("uid" | "resourceVersion")[]): ApiObject {
   const metadata = { ...object.metadata };
   for (const field of fields) delete metadata[field];
   return { ...object, metadata };
 }
 
 /** The store's object after `write`, compared with the dry run's answer for it. */
-function expectSameAsCommit(dryRun: StoredObject, kind: KindName, name: string, write: () => unknown) {
+function expectSameAsCommit(dryRun: ApiObject, kind: KindName, name: string, write: () => unknown) {
   const version = store.resourceVersion();
   write();
-  const stored = store.get(kind, name) as StoredObject;
+  const stored = store.get(kind, name) as ApiObject;
   expect(store.resourceVersion()).not.toBe(version);
   expect(without(dryRun, "resourceVersion")).toEqual(without(stored, "resourceVersion"));
   // The key order too: the answer is serialized as the stored object would be.
@@ -56,7 +56,7 @@ describe.each(KINDS_UNDER_TEST)("%s: dry run and commit agree", (kind) => {
     const dryRun = wouldCreate(kind, store, object);
     expect(dryRun.metadata.resourceVersion).toBeUndefined();
     store.create(kind, object);
-    const stored = store.get(kind, "web") as StoredObject;
+    const stored = store.get(kind, "web") as ApiObject;
     expect(without(dryRun, "uid")).toEqual(without(stored, "uid", "resourceVersion"));
     expect(Object.keys(dryRun.metadata)).toEqual(Object.keys(without(stored, "resourceVersion").metadata));
   });
@@ -96,7 +96,7 @@ describe.each(KINDS_UNDER_TEST)("%s: dry run and commit agree", (kind) => {
 
 describe("a deletion a finalizer holds: dry run and commit agree", () => {
   const deleteProxy = () => {
-    const existing = store.get("Proxy", "edge") as StoredObject;
+    const existing = store.get("Proxy", "edge") as ApiObject;
     const dryRun = wouldDelete("Proxy", store, existing, {});
     expectSameAsCommit(dryRun.object, "Proxy", "edge", () => terminate(store, "Proxy", existing, {}));
     return dryRun.object.metadata;
@@ -120,7 +120,7 @@ describe("a deletion a finalizer holds: dry run and commit agree", () => {
   it("a later delete changes nothing", () => {
     deleteProxy();
     const before = store.resourceVersion();
-    const existing = store.get("Proxy", "edge") as StoredObject;
+    const existing = store.get("Proxy", "edge") as ApiObject;
     expect(wouldDelete("Proxy", store, existing, {}).object).toEqual(existing);
     expect(terminate(store, "Proxy", existing, {})?.object).toEqual(existing);
     expect(store.resourceVersion()).toBe(before);
