@@ -11,15 +11,7 @@ import {
 } from "../admission";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore } from "../storage";
-import {
-  type Applied,
-  type ApplyOptions,
-  applyObject,
-  applyStatus,
-  managedFieldsAfterUpdate,
-  sentManagedFields,
-  withManagedFields,
-} from "./apply";
+import { type Applied, type ApplyOptions, applyObject, applyStatus } from "./apply";
 import {
   type DeleteCollectionOptions,
   type DeleteOptions,
@@ -29,6 +21,7 @@ import {
 } from "./deletion";
 import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "./dry-run";
 import { type FieldSelector, matchesFields, selectedName } from "./field-selector";
+import { managedFieldsAfterUpdate, sentManagedFields, withManagedFields } from "./managed-fields";
 import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from "./object-size";
 import { continueAfter, continueToken } from "./paging";
 import { applyPatchDocument, type PatchType } from "./patch";

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { FieldSet, formatPath, keyElement } from "../../../server/resources/apply/fieldset";
-import { decodeManagedFields, transferOwnership } from "../../../server/resources/apply/managed-fields";
-import { objectStructure, type Structure } from "../../../server/resources/apply/structure";
+import { FieldSet, formatPath, keyElement } from "../../../server/resources/managed-fields/fieldset";
+import { decodeManagedFields, transferOwnership } from "../../../server/resources/managed-fields/ownership";
+import { objectStructure, type Structure } from "../../../server/resources/managed-fields/structure";
 import {
   compare,
   configProblems,
   fieldSetOf,
   merge,
   removePaths,
-} from "../../../server/resources/apply/values";
+} from "../../../server/resources/managed-fields/values";
 
 const ENV: Structure = {
   type: "list",
