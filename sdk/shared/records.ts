@@ -1,4 +1,4 @@
-/** A JSON object: not null, not an array. The one definition; `sdk/schema`, `sdk/errors`, the server and the policy pack use it. */
+/** A JSON object: not null, not an array. The one definition; `sdk/schema`, `sdk/errors`, the server, the admission code and the policy pack use it. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -21,4 +21,9 @@ export function replaceAt(root: unknown, path: JsonPath, value: unknown): void {
   if (typeof parent === "object" && parent !== null && last !== undefined && Object.hasOwn(parent, last)) {
     (parent as Record<string | number, unknown>)[last] = value;
   }
+}
+
+/** A copy without the keys whose value is undefined (so stored JSON and equality checks agree). */
+export function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
 }

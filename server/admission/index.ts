@@ -12,7 +12,7 @@ import {
   validateSpec,
   validateUpdate,
 } from "../../sdk/schema";
-import { replaceAt, valueAt } from "../records";
+import { replaceAt, valueAt } from "../../sdk/shared/records";
 import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
 import { finalizerCauses } from "./finalizers";
 import { gitUrlCauses } from "./git-url";
