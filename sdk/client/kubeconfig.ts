@@ -138,13 +138,16 @@ export function readKubeconfig(file: string, options: KubeconfigOptions = {}): K
       `kubeconfig ${absolute}: no context named "${contextName}" (${names(contexts)}); ${chosenBy}`,
     );
   }
-  const reader: Reader = new Reader(absolute, `context "${contextName}"`);
-  const given = options.given ?? {};
-  const tokenSetting = options.tokenSetting ?? "`token`";
+  const reading: ContextReading = {
+    context: new Reader(absolute, `context "${contextName}"`),
+    config,
+    given: options.given ?? {},
+    tokenSetting: options.tokenSetting ?? "`token`",
+  };
   const { cluster, user } = context.context ?? {};
   const credentials = {
-    ...(given.baseUrl && given.ca ? {} : clusterCredentials(reader, config, cluster, given, tokenSetting)),
-    ...userCredentials(reader, config, user, given, tokenSetting),
+    ...(reading.given.baseUrl && reading.given.ca ? {} : clusterCredentials(reading, cluster)),
+    ...userCredentials(reading, user),
   };
   options.onOrigin?.({
     file: absolute,
@@ -195,12 +198,20 @@ class Reader {
   }
 }
 
+/** What reading a context's cluster or user needs beside its name. */
+interface ContextReading {
+  /** The context's reader: its messages name the file and the context. */
+  context: Reader;
+  config: Kubeconfig;
+  /** What other settings give, which the kubeconfig then need not. */
+  given: NonNullable<KubeconfigOptions["given"]>;
+  /** How the advice names the token setting. */
+  tokenSetting: string;
+}
+
 function clusterCredentials(
-  context: Reader,
-  config: Kubeconfig,
+  { context, config, given, tokenSetting }: ContextReading,
   name: string | undefined,
-  given: NonNullable<KubeconfigOptions["given"]>,
-  tokenSetting: string,
 ): KubeconfigCredentials {
   if (nonEmpty(name) === undefined) context.fail("the context names no cluster");
   const clusters = config.clusters ?? [];
@@ -243,17 +254,14 @@ function clusterCredentials(
 }
 
 function userCredentials(
-  context: Reader,
-  config: Kubeconfig,
+  { context, config, given, tokenSetting }: ContextReading,
   name: string | undefined,
-  given: NonNullable<KubeconfigOptions["given"]>,
-  tokenSetting: string,
 ): KubeconfigCredentials {
   // A context without a user is anonymous, as for kubectl; a token may come from elsewhere.
   if (nonEmpty(name) === undefined) return {};
   const users = config.users ?? [];
   const entry = users.find((candidate) => candidate.name === name);
-  if (entry === undefined) context.fail(`no user named "${name}" (${names(users)})`);
+  if (entry === undefined) return context.fail(`no user named "${name}" (${names(users)})`);
   const user: User = entry.user ?? {};
   const reader: Reader = context.within(`user "${name}"`);
   const instead = `give a bearer token instead with ${tokenSetting} (for example from \`kubectl create token <service account>\`), or use a user with token, tokenFile or a client certificate`;
