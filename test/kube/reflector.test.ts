@@ -223,6 +223,43 @@ describe.each(BACKENDS)("the reflector, on the %s server", (backendName) => {
     expect(changes(events)).toEqual([`ADDED gone-f@${made.metadata.resourceVersion}`]);
   });
 
+  it("reads at most its buffer ahead of a reader that stops reading, then brings everything in order", async () => {
+    let read = 0;
+    const revisions = backend.client.serviceRevisions;
+    const counted: ListWatchClient<Revision> = {
+      list: (options) => revisions.list(options),
+      async watch(options) {
+        const stream = await revisions.watch(options);
+        return {
+          close: () => stream.close(),
+          async *[Symbol.asyncIterator]() {
+            for await (const event of stream) {
+              read++;
+              yield event;
+            }
+          },
+        };
+      },
+    };
+    const events = new Reflector(counted, { labelSelector: "suite=buffered", bufferSize: 3 }).events(
+      new AbortController().signal,
+    );
+    cleanups.push(async () => void (await events.return(undefined)));
+    expect((await events.next()).value?.type).toBe("LISTED");
+    expect((await events.next()).value?.type).toBe("WATCHING");
+    const made: string[] = [];
+    for (let i = 0; i < 8; i++)
+      made.push(
+        `ADDED buffered-${i}@${(await create(`buffered-${i}`, "buffered")).metadata.resourceVersion}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Three wait in the buffer, and the reflector holds the fourth until there is room.
+    expect(read).toBe(4);
+    const brought: Event[] = [];
+    while (brought.filter(isChange).length < made.length) brought.push((await events.next()).value as Event);
+    expect(changes(brought)).toEqual(made);
+  });
+
   it("takes versions as opaque: the informer over versions rewritten to tokens, through a dropped watch", async () => {
     await create("opaque-a", "opaque");
     const informer = new Informer(opaque(proxied.serviceRevisions), FAST);
