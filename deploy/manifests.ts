@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
+import { WEBHOOK_SECRET_ENV } from "../controller/flags";
 import { DEFAULT_HEALTH } from "../controller/health";
+import { GIT_HOOK_PATH } from "../controller/hooks/handler";
 import { DEFAULT_LEASE_NAME } from "../controller/leader-election";
 import { generatedHeader } from "../scripts/lib/generated-header";
 import { KIND_NAMES, SECRETS_NAMESPACE } from "../sdk/schema";
@@ -59,6 +61,12 @@ const TLS_DIR = "/etc/exampledev/tls";
 export const WEBHOOK_CLIENT_CA_CONFIGMAP = `${ADMISSION_IDENTITY.name}-client-ca`;
 const CLIENT_CA_DIR = "/etc/exampledev/client-ca";
 
+/**
+ * The Secret whose key `secret` signs git push deliveries to the controller (`POST /hooks/git`). Optional:
+ * without it the controller takes none, and git sources are polled only.
+ */
+export const GIT_WEBHOOK_SECRET = `${CONTROLLER_IDENTITY.name}-git-webhook`;
+
 const SECURITY_CONTEXT = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
 
 /**
@@ -101,6 +109,14 @@ function controllerDeployment(): Manifest {
               // In a pod it connects as its service account; losing the lease exits 1 and the kubelet restarts it.
               command: ["node", "dist/controller/main.js", `--health-port=${DEFAULT_HEALTH.port}`],
               ports: [{ name: "health", containerPort: DEFAULT_HEALTH.port }],
+              // With the Secret, git push deliveries are taken beside the probes (a missing Secret leaves
+              // the variable unset: no deliveries, and the pod still starts).
+              env: [
+                {
+                  name: WEBHOOK_SECRET_ENV,
+                  valueFrom: { secretKeyRef: { name: GIT_WEBHOOK_SECRET, key: "secret", optional: true } },
+                },
+              ],
               // Ready: a standby waiting for the Lease, or the leader once its caches are synced.
               ...probes("health", "HTTP"),
               resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
@@ -110,6 +126,19 @@ function controllerDeployment(): Manifest {
         },
       },
     },
+  };
+}
+
+/**
+ * The Service git hosts' deliveries reach the controller through (`POST /hooks/git` on port 80), for an
+ * Ingress to expose. It selects both replicas: the leader acts, a standby answers 503 with Retry-After.
+ */
+function controllerHookService(): Manifest {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: CONTROLLER_IDENTITY.name, namespace: SECRETS_NAMESPACE, labels: LABELS },
+    spec: { selector: LABELS, ports: [{ name: "http", port: 80, targetPort: "health" }] },
   };
 }
 
@@ -295,7 +324,7 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
       `and its configuration, which kube-apiserver follows (${WEBHOOK_SERVICE.path}) verifying the serving certificate against caBundle.`,
       `The pods need the Secret ${WEBHOOK_TLS_SECRET} (tls.crt, tls.key) and caBundle the CA that signed it: with cert-manager,`,
       "apply deploy/optional/cert-manager.yaml, which makes both (the annotation below); without it, see docs/kubernetes.md.",
-      "Until the webhook answers, writes of the three kinds are refused. Set the image to one holding this package.",
+      "Until the webhook answers, writes of the three kinds are refused. Set the image to one holding @exampledev/pulumi-server.",
     ],
     objects: () => [
       ...identityManifests(ADMISSION_IDENTITY),
@@ -308,12 +337,14 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
     comment: [
       "The controller's identity (least privilege: docs/kubernetes.md) and its Deployment: two replicas electing",
       `one leader through the Lease ${SECRETS_NAMESPACE}/${DEFAULT_LEASE_NAME}, probed on /healthz and /readyz (port ${DEFAULT_HEALTH.port}; a standby`,
-      "is ready). Set the image to one holding this package.",
+      `is ready), and the Service ${SECRETS_NAMESPACE}/${CONTROLLER_IDENTITY.name} (80 → ${DEFAULT_HEALTH.port}) taking git push deliveries on ${GIT_HOOK_PATH}`,
+      `once the Secret ${GIT_WEBHOOK_SECRET} (key secret) holds the webhook secret. Set the image to one holding @exampledev/pulumi-server.`,
     ],
     objects: () => [
       ...identityManifests(CONTROLLER_IDENTITY),
       ...controllerProxyPolicy(),
       controllerDeployment(),
+      controllerHookService(),
     ],
   },
   {

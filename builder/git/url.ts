@@ -9,10 +9,13 @@ import { realPathOf } from "./real-path";
 
 export { repositoryKey };
 
-/** Where a Service names its repository, for messages and admission causes. */
+/** Where a Service names its repository, for messages. */
 export const URL_FIELD = "spec.source.git.url";
 
-/** Why admission refuses `text` (a malformed `file://` URL: "names the host ..."), else undefined. */
+/**
+ * What is wrong with `text` as a repository (a malformed `file://` URL: "names the host ..."), else undefined:
+ * a delivery naming one is a 400. A Service naming one fails the schema's `git-file-url` rule.
+ */
 export function malformedUrl(text: string): string | undefined {
   const location = locate(text);
   return location?.kind === "malformed" ? location.problem : undefined;

@@ -4,7 +4,13 @@ import { FIELD_DEFAULTS } from "./field-defaults";
 import { DurationSchema, ObjectNameRefSchema, RevisionCountSchema, StringMapSchema } from "./field-types";
 import { objectType } from "./meta";
 import { bundleDigestPinned } from "./rules/bundle";
-import { buildCommandPullRequests, buildOutputUnpinned, previewTtl, pullRequestPreviews } from "./rules/git";
+import {
+  buildCommandPullRequests,
+  buildOutputUnpinned,
+  gitFileUrl,
+  previewTtl,
+  pullRequestPreviews,
+} from "./rules/git";
 import { revisionHistoryMinimum } from "./rules/revision-history";
 import { sourceExactlyOne } from "./rules/source";
 import { uniqueNames } from "./rules/unique-names";
@@ -58,7 +64,7 @@ export const GitSourceSchema = objectType(
     /** Git repository URL. */
     url: z.string(),
   },
-  { rules: [pullRequestPreviews, buildCommandPullRequests] },
+  { rules: [gitFileUrl, pullRequestPreviews, buildCommandPullRequests] },
 );
 
 /** Exactly one variant is set. */

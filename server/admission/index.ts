@@ -15,7 +15,6 @@ import {
 import { replaceAt, valueAt } from "../../sdk/shared/records";
 import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
 import { finalizerCauses } from "./finalizers";
-import { gitUrlCauses } from "./git-url";
 import { redactLastApplied } from "./last-applied";
 import { withSecretName } from "./secret-name";
 
@@ -86,7 +85,6 @@ export function admit(
     if (violation.severity === "warning") warnings.push(violation.message);
     else causes.push({ reason: violation.reason, message: violation.message, field: violation.path });
   }
-  causes.push(...gitUrlCauses(kind, spec, existing?.spec));
   // metadataCauses requires a name (or generateName) on create, so a missing one always comes with its cause.
   if (causes.length > 0 || name === undefined) throw invalid(KINDS[kind], name, causes);
 

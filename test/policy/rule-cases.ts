@@ -202,6 +202,16 @@ export const FAILING_CASES: Readonly<Record<string, FailingCase>> = {
       'Proxy "edge": spec.telemetry.thirdPartySinks.openTelemetrySinks[0].endpoint: "otel.example.dev:4318" is not an http(s) URL; use the collector\'s OTLP/HTTP address such as "https://otel.example.dev:4318"',
     ],
   },
+  "git-file-url": {
+    kind: "Service",
+    name: "web",
+    spec: specWith("Service", {
+      source: { oci: null, git: { ...GIT_SOURCE, url: "file://git-host/srv/app.git" } },
+    }),
+    messages: [
+      'Service "web": spec.source.git.url: "file://git-host/srv/app.git" names the host "git-host", but a file:// URL reads this machine\'s disk: write file:///srv/app.git or file://localhost/srv/app.git, or an http(s):// or git:// URL to reach another host',
+    ],
+  },
   "quantity-format": {
     kind: "Service",
     name: "web",

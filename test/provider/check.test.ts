@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { ObjectInputs } from "../../provider/state";
 import { applyDefaults, type KindName, nameProblem, UNKNOWN, validateSpec } from "../../sdk/schema";
 import { checked, declared, providerOf } from "../helpers/provider";
-import { DIGEST, digestService, REPO, RUNTIME, revisionWithCredentials, taggedService } from "./fixtures";
+import {
+  DIGEST,
+  digestService,
+  gitService,
+  REPO,
+  RUNTIME,
+  revisionWithCredentials,
+  taggedService,
+} from "./fixtures";
 
 const MINIMAL_SPECS: Record<KindName, Record<string, unknown>> = {
   Proxy: { shutdown: { drainTimeout: "20s", minimumDrainTime: "40s" } },
@@ -69,6 +77,20 @@ describe("check", () => {
     const spec = taggedService(REPO, "v1");
     expect(validateSpec("Service", spec).map((violation) => violation.severity)).toContain("warning");
     expect((await check("Service", declared("api", spec))).failures).toEqual([]);
+  });
+
+  it("fails a file:// git URL naming a host at preview, in the words the server refuses it with", async () => {
+    const spec = gitService();
+    spec.source.git.url = "file://build-host/srv/app.git";
+    const { failures } = await check("Service", declared("api", spec));
+    expect(failures).toEqual([
+      {
+        property: "",
+        reason: expect.stringMatching(
+          /^spec\.source\.git\.url: "file:\/\/build-host\/srv\/app\.git" names the host "build-host", .* write file:\/\/\/srv\/app\.git or file:\/\/localhost\/srv\/app\.git/,
+        ),
+      },
+    ]);
   });
 
   describe("with values unknown during preview", () => {

@@ -182,7 +182,7 @@ export namespace compute {
         }
 
         /**
-         * A git repository built by CI into bundles. spec.source.git.triggers.onPullRequest has no effect unless previews.enabled is true (pull requests are built as preview Services): enable previews, or remove onPullRequest. spec.source.git.build.command with triggers.onPullRequest runs each pull request's own commands on the build machine, whoever opened it: set onPullRequest to false, or build without a command.
+         * A git repository built by CI into bundles. A file:// spec.source.git.url names a path on the machine that fetches it, and no host: write "file:///srv/app.git" or "file://localhost/srv/app.git", or an http(s):// or git:// URL to reach another host. spec.source.git.triggers.onPullRequest has no effect unless previews.enabled is true (pull requests are built as preview Services): enable previews, or remove onPullRequest. spec.source.git.build.command with triggers.onPullRequest runs each pull request's own commands on the build machine, whoever opened it: set onPullRequest to false, or build without a command.
          */
         export interface GitSource {
             /**

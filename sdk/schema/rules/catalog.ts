@@ -16,7 +16,13 @@ import {
   repoFormat,
   tagFormat,
 } from "./formats";
-import { buildCommandPullRequests, buildOutputUnpinned, previewTtl, pullRequestPreviews } from "./git";
+import {
+  buildCommandPullRequests,
+  buildOutputUnpinned,
+  gitFileUrl,
+  previewTtl,
+  pullRequestPreviews,
+} from "./git";
 import { backendPortRange, revisionHistoryRange } from "./ranges";
 import { revisionBundleRequired, serviceRequiredFields } from "./required";
 import { revisionHistoryMinimum } from "./revision-history";
@@ -51,6 +57,7 @@ export const RULES: readonly RuleInfo[] = Object.freeze([
   tagFormat.info,
   dns1123Name.info,
   otelEndpointUrl.info,
+  gitFileUrl.info,
   quantityFormat.info,
   keyDataBase64.info,
   backendFilterExclusive.info,

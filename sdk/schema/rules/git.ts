@@ -1,5 +1,28 @@
+import { locate } from "../../shared/repository-url";
 import { isKnown, isUnknown } from "../sentinel";
-import { child, objectRule } from "./helpers";
+import { child, isSetString, objectRule, quote } from "./helpers";
+
+/**
+ * A `file://` URL reads the disk of the machine that fetches: git ignores any host it names, so
+ * `file://server/x` would not mean what it says. What that machine may fetch (`--git-allow`) is its own
+ * judgement, in the Accepted condition.
+ */
+export const gitFileUrl = objectRule(
+  {
+    id: "git-file-url",
+    kinds: ["Service"],
+    path: "spec.source.git.url",
+    severity: "error",
+    description:
+      'A file:// spec.source.git.url names a path on the machine that fetches it, and no host: write "file:///srv/app.git" or "file://localhost/srv/app.git", or an http(s):// or git:// URL to reach another host.',
+  },
+  ({ value }) => {
+    if (!isSetString(value.url)) return [];
+    const location = locate(value.url);
+    if (location?.kind !== "malformed") return [];
+    return [{ at: ["url"], reason: "FieldValueInvalid", fix: `${quote(value.url)} ${location.problem}` }];
+  },
+);
 
 export const buildOutputUnpinned = objectRule(
   {
