@@ -48,13 +48,7 @@ export function createdObject(
  * is kept, the generation goes one up when the spec changes, the status stays as stored, a
  * `deletionTimestamp` is never cleared and a grace period only shortened.
  */
-export function updatedObject(
-  kind: KindName,
-  stored: ApiObject | undefined,
-  object: ApiObject,
-  resourceVersion?: string,
-): ApiObject {
-  checkUpdatable(kind, stored, object);
+export const updatedObject = update((kind, stored, object, resourceVersion) => {
   const { uid, creationTimestamp, generation = 1, deletionTimestamp } = stored.metadata;
   return {
     apiVersion: stored.apiVersion,
@@ -64,7 +58,7 @@ export function updatedObject(
       name: stored.metadata.name,
       uid,
       creationTimestamp,
-      resourceVersion: resourceVersion ?? stored.metadata.resourceVersion,
+      resourceVersion,
       generation: isDeepStrictEqual(stored.spec, object.spec) ? generation : generation + 1,
       deletionTimestamp: deletionTimestamp ?? object.metadata.deletionTimestamp,
       deletionGracePeriodSeconds: shorterGrace(
@@ -75,7 +69,7 @@ export function updatedObject(
     spec: object.spec,
     ...(stored.status && { status: stored.status }),
   };
-}
+});
 
 /**
  * The object a write to the status subresource stores (kube-apiserver's `statusStrategy.PrepareForUpdate`):
@@ -83,13 +77,7 @@ export function updatedObject(
  * the status write); spec, the rest of the metadata and the generation stay as stored. 404 when it went,
  * 409 on a stale resourceVersion.
  */
-export function statusUpdatedObject(
-  kind: KindName,
-  stored: ApiObject | undefined,
-  object: ApiObject,
-  resourceVersion?: string,
-): ApiObject {
-  checkUpdatable(kind, stored, object);
+export const statusUpdatedObject = update((_kind, stored, object, resourceVersion) => {
   const { status: _stored, ...rest } = stored;
   const { managedFields: _managed, ...metadata } = stored.metadata;
   const { managedFields } = object.metadata;
@@ -97,12 +85,12 @@ export function statusUpdatedObject(
     ...rest,
     metadata: orderedMetadata({
       ...metadata,
-      resourceVersion: resourceVersion ?? stored.metadata.resourceVersion,
+      resourceVersion,
       managedFields,
     }),
     ...(object.status && { status: object.status }),
   };
-}
+});
 
 /** The object as its removal reports it: as stored, at the deletion's resourceVersion. */
 export function removedObject(stored: ApiObject, resourceVersion?: string): ApiObject {
@@ -137,6 +125,24 @@ function orderedMetadata(fields: ObjectMeta): ObjectMeta {
     finalizers: finalizers?.length ? finalizers : undefined,
     managedFields,
   });
+}
+
+/**
+ * A write over the stored object: first its preconditions (checkUpdatable), then `next` builds what is
+ * stored, at the commit's resourceVersion or, for a dry run, the stored one.
+ */
+function update(
+  next: (
+    kind: KindName,
+    stored: ApiObject,
+    object: ApiObject,
+    resourceVersion: string | undefined,
+  ) => ApiObject,
+): (kind: KindName, stored: ApiObject | undefined, object: ApiObject, resourceVersion?: string) => ApiObject {
+  return (kind, stored, object, resourceVersion) => {
+    checkUpdatable(kind, stored, object);
+    return next(kind, stored, object, resourceVersion ?? stored.metadata.resourceVersion);
+  };
 }
 
 /** An update's preconditions: 404 when the object went, 409 when it changed since the version written. */
