@@ -2,16 +2,18 @@
 // (`sdk/client/reflector.ts`): a list replaces the cache (its differences handed out as events, so no change
 // is missed after a 410), each event changes it, and every failure is waited out by the reflector.
 // Versions are compared only for equality.
-import type { ListWatchClient } from "../sdk/client/reflector";
-import { Reflector, type ReflectorEvent, type ReflectorOptions } from "../sdk/client/reflector";
+import {
+  type ListWatchClient,
+  Reflector,
+  type ReflectorEvent,
+  type ReflectorOptions,
+} from "../sdk/client/reflector";
 import type { Sleep } from "../sdk/shared/retry";
 
 /** What the informer reads of an object. */
 export interface Cached {
   metadata: { name: string; uid?: string; resourceVersion?: string };
 }
-
-export type { ListWatchClient };
 
 /** Called in the order the changes happened; the objects are the cache's (copy before changing them). */
 export interface InformerHandlers<T> {

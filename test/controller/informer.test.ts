@@ -2,8 +2,9 @@
 // version it resumes from is gone (the cache then equals the server's objects, and the handlers heard of
 // every difference).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Informer, type ListWatchClient } from "../../controller/informer";
+import { Informer } from "../../controller/informer";
 import { type Client, createClient, type ServiceRevision, type WatchStream } from "../../sdk/client";
+import type { ListWatchClient } from "../../sdk/client/reflector";
 import type { ServiceRevisionSpecInput } from "../../sdk/schema";
 import { VALID_SPECS } from "../api/fixtures";
 import { startTestServer, type TestServer } from "../helpers/server";
