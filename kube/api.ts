@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "../deploy/identities";
+import { webhookClient } from "../webhook/client";
 import type { SweepOptions } from "../webhook/secrets";
 import {
   type AdmissionServer,
@@ -8,9 +9,8 @@ import {
   startAdmissionServer,
   WEBHOOK_CLIENT_USER,
 } from "../webhook/server";
-import { kubeClient } from "./client";
 import { type KubeEnv, type KubeOptions, startKube } from "./env";
-import { INSTALL_FIELD_MANAGER, installCrds, installIdentity, installWebhook } from "./install";
+import { adminClient, installCrds, installIdentity, installWebhook } from "./install";
 import { kubeconfigYaml } from "./kubeconfig";
 import { signServingCert } from "./pki";
 
@@ -39,7 +39,7 @@ export interface KubeApiOptions extends KubeOptions {
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const kube = await startKube({ ...options, beforeControllers: installKinds });
-  const admin = kubeClient(kube.url, kube.token, kube.caCert, INSTALL_FIELD_MANAGER);
+  const admin = adminClient(kube);
   let admission: AdmissionServer | undefined;
   // Clients before the servers they call: kube-apiserver calls the webhook, and keeps its connections to it
   // open (the webhook's server waits for them when it closes: 30 s and more after many writes), so the webhook
@@ -53,7 +53,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     const token = await installIdentity(admin, ADMISSION_IDENTITY);
     const serving = await signServingCert(kube.dir, "exampledev-admission");
     admission = await startAdmissionServer({
-      client: kubeClient(kube.url, token, kube.caCert, "exampledev-admission"),
+      client: webhookClient({ baseUrl: kube.url, token, ca: kube.caCert }),
       cert: await readFile(serving.certFile, "utf8"),
       key: await readFile(serving.keyFile, "utf8"),
       sweep: { ...DEFAULT_SWEEP, ...options.sweep },
@@ -81,7 +81,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
 
 /** The CRDs, before kube-controller-manager starts: its garbage collector watches them from its start. */
 export async function installKinds(env: { url: string; token: string; caCert: string }): Promise<void> {
-  const admin = kubeClient(env.url, env.token, env.caCert, INSTALL_FIELD_MANAGER);
+  const admin = adminClient(env);
   try {
     await installCrds(admin);
   } finally {

@@ -1,6 +1,3 @@
-import { KIND_NAMES, KINDS } from "../sdk/schema";
-import { customResourceDefinition } from "../sdk/schema/crd";
-import type { KubeClient } from "./client";
 import { printerColumns } from "../deploy/crds";
 import {
   ADMISSION_NAMESPACE,
@@ -12,6 +9,9 @@ import {
   pathOf,
   webhookConfiguration,
 } from "../deploy/identities";
+import { createRawClient, type RawClient } from "../sdk/client/raw";
+import { KIND_NAMES, KINDS } from "../sdk/schema";
+import { customResourceDefinition } from "../sdk/schema/crd";
 
 /**
  * What a cluster needs before it serves the three kinds as this project's API: the CRDs, the identities of
@@ -21,16 +21,30 @@ import {
 
 /** The field manager of every apply here: applying deploy/ as it replaces what this installed. */
 export const INSTALL_FIELD_MANAGER = "exampledev-install";
+
+/** The cluster admin's client that installs, named after the installer in whatever it writes. */
+export function adminClient(env: { url: string; token: string; caCert: string }): RawClient {
+  return createRawClient({
+    baseUrl: env.url,
+    token: env.token,
+    ca: env.caCert,
+    userAgent: INSTALL_FIELD_MANAGER,
+  });
+}
 const POLL_MS = 100;
 const WAIT_MS = 60_000;
 /** The tokens live as long as a test run or a local cluster (whose certificates last a week too). */
 const TOKEN_SECONDS = 7 * 24 * 3600;
 
-export async function installCrds(admin: KubeClient): Promise<void> {
+export async function installCrds(admin: RawClient): Promise<void> {
   const names = KIND_NAMES.map((kind) => `${KINDS[kind].plural}.${KINDS[kind].group}`);
   const path = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
   for (const [index, kind] of KIND_NAMES.entries())
-    await admin.apply(path(names[index] as string), customResourceDefinition(kind, printerColumns(kind)));
+    await admin.apply(
+      path(names[index] as string),
+      customResourceDefinition(kind, printerColumns(kind)),
+      INSTALL_FIELD_MANAGER,
+    );
   await until("the CRDs to be Established", async () => {
     for (const name of names) {
       const crd = await admin.ok<{ status?: { conditions?: { type: string; status: string }[] } }>(
@@ -50,10 +64,10 @@ export async function installCrds(admin: KubeClient): Promise<void> {
  * An identity's service account and permissions (deploy/identities.ts), in its namespace (made if
  * missing); returns a token for it (TokenRequest, as a pod would get).
  */
-export async function installIdentity(admin: KubeClient, identity: Identity): Promise<string> {
+export async function installIdentity(admin: RawClient, identity: Identity): Promise<string> {
   const policies = identity === CONTROLLER_IDENTITY ? controllerProxyPolicy() : [];
   for (const object of [NAMESPACE, ADMISSION_NAMESPACE, ...identityManifests(identity), ...policies])
-    await admin.apply(pathOf(object), object);
+    await admin.apply(pathOf(object), object, INSTALL_FIELD_MANAGER);
   const request = await admin.ok<{ status: { token: string } }>(
     "POST",
     `/api/v1/namespaces/${identity.namespace}/serviceaccounts/${identity.name}/token`,
@@ -70,17 +84,17 @@ export async function installIdentity(admin: KubeClient, identity: Identity): Pr
  * The webhook configuration calling `url` (verified against `caCert`). Returns once kube-apiserver calls
  * it (it loads configurations asynchronously).
  */
-export async function installWebhook(admin: KubeClient, url: string, caCert: string): Promise<void> {
+export async function installWebhook(admin: RawClient, url: string, caCert: string): Promise<void> {
   const configuration = webhookConfiguration({
     url: `${url}/admit`,
     caBundle: Buffer.from(caCert).toString("base64"),
   });
-  await admin.apply(pathOf(configuration), configuration);
+  await admin.apply(pathOf(configuration), configuration, INSTALL_FIELD_MANAGER);
   await until("kube-apiserver to call the webhook", () => webhookCalled(admin));
 }
 
 /** A dry-run create the webhook changes (the placeholder in place of the key) and one it refuses. */
-async function webhookCalled(admin: KubeClient): Promise<boolean> {
+async function webhookCalled(admin: RawClient): Promise<boolean> {
   const { apiVersion, plural } = KINDS.Proxy;
   const probe = (spec: unknown) =>
     admin.call("POST", `/apis/${apiVersion}/${plural}?dryRun=All`, {

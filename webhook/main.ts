@@ -12,8 +12,8 @@ import pino from "pino";
 import { connectionOf } from "../cli/connection";
 import { FlagError, LOG_LEVELS, parsedOrExit } from "../cli/flags";
 import { stopOnSignals } from "../cli/stop-signals";
-import { kubeClientOf } from "../kube/client";
 import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
+import { webhookClient } from "./client";
 import { DEFAULT_SWEEP, REVIEW_BYTES_IN_FLIGHT, startAdmissionServer, WEBHOOK_CLIENT_USER } from "./server";
 
 const MIB = 1024 * 1024;
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const served = await readCertificateFiles(options.files);
   const clientCa = await readClientCa(options.clientCaFile, options.clientCaOptional, log);
   const server = await startAdmissionServer({
-    client: kubeClientOf(options.connection, "exampledev-admission"),
+    client: webhookClient(options.connection),
     ...served,
     sweep: DEFAULT_SWEEP,
     // deploy/ runs the controller beside it, which drains Proxies.

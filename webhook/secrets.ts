@@ -1,5 +1,5 @@
-import type { KubeClient } from "../kube/client";
-import type { Status } from "../sdk/errors";
+import type { RawClient } from "../sdk/client/raw";
+import { NotFoundError, type Status } from "../sdk/errors";
 import { failureStatus } from "../sdk/errors/reasons";
 import {
   KIND_NAMES,
@@ -73,7 +73,7 @@ export class SecretKeeper {
   private refilledAt: number;
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: RawClient,
     private readonly limits: MintLimits = DEFAULT_MINT_LIMITS,
     private readonly now: () => number = Date.now,
   ) {
@@ -130,13 +130,10 @@ export class SecretKeeper {
     const { apiVersion, plural } = KINDS[kind];
     const { name, uid } = (object.metadata ?? {}) as { name?: string; uid?: string };
     if (typeof name !== "string" || name === "") return `the ${kind} to update has no name`;
-    const { status, body } = await this.client.call(
-      "GET",
-      `/apis/${apiVersion}/${plural}/${encodeURIComponent(name)}`,
-    );
-    if (status === 404) return `${kind} "${name}" is not stored: nothing to update`;
-    if (status !== 200) throw new Error(`GET ${kind} ${name}: ${status}`);
-    const stored = body as Record<string, unknown>;
+    const stored = await this.client
+      .ok("GET", `/apis/${apiVersion}/${plural}/${encodeURIComponent(name)}`)
+      .catch(unlessNotFound);
+    if (stored === undefined) return `${kind} "${name}" is not stored: nothing to update`;
     const storedUid = (stored.metadata as { uid?: string } | undefined)?.uid;
     if (storedUid !== uid || secretNameOf(stored) !== secretNameOf(object))
       return `${kind} "${name}" changed since this update read it: the review's oldObject is not the stored object`;
@@ -147,9 +144,7 @@ export class SecretKeeper {
   async kept(object: Record<string, unknown>): Promise<boolean> {
     const name = secretNameOf(object);
     if (name === undefined) return true;
-    const { status } = await this.client.call("GET", `${secretsPath}/${name}`);
-    if (status !== 200 && status !== 404) throw new Error(`GET Secret ${name}: ${status}`);
-    return status === 200;
+    return (await this.client.ok("GET", `${secretsPath}/${name}`).catch(unlessNotFound)) !== undefined;
   }
 
   /** The values of the Secret an object names; none when it names none. Throws when that Secret is gone. */
@@ -214,4 +209,10 @@ export class SecretKeeper {
     }
     return result;
   }
+}
+
+/** A read's answer for an object that is not there: undefined; any other failure is thrown on. */
+function unlessNotFound(error: unknown): undefined {
+  if (error instanceof NotFoundError) return undefined;
+  throw error;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import Fastify from "fastify";
 import type { Logger } from "pino";
-import type { KubeClient } from "../kube/client";
+import type { RawClient } from "../sdk/client/raw";
 import { failureStatus } from "../sdk/errors/reasons";
 import { admitReview } from "./handlers";
 import { type AdmissionRequest, type AdmissionResponse, readReview, reviewOf } from "./review";
@@ -18,7 +18,7 @@ import { SecretKeeper, type SweepOptions } from "./secrets";
 
 export interface AdmissionServerOptions {
   /** The service account's client: it reads the three kinds and writes Secrets in one namespace. */
-  client: KubeClient;
+  client: RawClient;
   /** PEM serving certificate and key, signed by the CA the webhook configurations carry. */
   cert: string;
   key: string;

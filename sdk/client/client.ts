@@ -4,23 +4,11 @@ import { resourceClient } from "./resource-client";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry";
 import { readSecretValues } from "./secret-values";
 import { baseUrlProblem, DEFAULT_TIMEOUT_MS } from "./settings";
-import { realSleep, type Sleep, Transport } from "./transport";
+import { type ConnectionOptions, realSleep, type Sleep, Transport } from "./transport";
 import type { KindTypes, ResourceClient } from "./types";
 import type { WarningHandler } from "./warnings";
 
-export interface ClientOptions {
-  /** `https://api.example.dev` or `http://127.0.0.1:8080`; a path prefix is kept. No credentials in it. */
-  baseUrl: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
-  /** PEM certificate of the authority that signed the server's certificate. */
-  ca?: string | Buffer;
-  /** PEM client certificate for mutual TLS (an API server that authenticates clients by certificate), with `key`. */
-  cert?: string | Buffer;
-  /** PEM private key of `cert`. Never sent, never in a message. */
-  key?: string | Buffer;
-  /** Do not verify the server's certificate (kubeconfig's `insecure-skip-tls-verify`): for test clusters only. */
-  insecureSkipTlsVerify?: boolean;
+export interface ClientOptions extends ConnectionOptions {
   /** Deadline of one attempt, from connecting to the last byte of the answer. Default: `DEFAULT_TIMEOUT_MS`. */
   timeoutMs?: number;
   /** Retries after the first attempt (see `retryDelay` for which failures). Default: the `maxRetries` setting's. */
@@ -56,22 +44,11 @@ export interface Client {
 
 /** A client for one API server: one keep-alive connection pool shared by the accessors of every kind. */
 export function createClient(options: ClientOptions): Client {
-  const sleep = options.sleep ?? realSleep;
-  const transport = new Transport({
-    baseUrl: checkedBaseUrl(options.baseUrl),
-    ...(options.token !== undefined && { token: options.token }),
-    ...(options.ca !== undefined && { ca: options.ca }),
-    ...(options.cert !== undefined && { cert: options.cert }),
-    ...(options.key !== undefined && { key: options.key }),
-    ...(options.insecureSkipTlsVerify === true && { insecureSkipTlsVerify: true }),
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retry: { ...DEFAULT_RETRY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries },
-    sleep,
-  });
+  const transport = transportOf(options);
   const context = {
     transport,
-    sleep,
-    redact: options.token ? [options.token] : [],
+    sleep: options.sleep ?? realSleep,
+    redact: redactedOf(options),
     ...(options.onWarning !== undefined && { onWarning: options.onWarning }),
   };
   return {
@@ -82,6 +59,23 @@ export function createClient(options: ClientOptions): Client {
     leases: leaseClient(transport, context.redact),
     close: () => transport.close(),
   };
+}
+
+/** The transport `options` describe, with the defaults filled in: the deadline, the retry policy, the timer. */
+export function transportOf(options: ClientOptions): Transport {
+  const { baseUrl, timeoutMs, maxRetries, retry, sleep, onWarning: _handler, ...connection } = options;
+  return new Transport({
+    ...connection,
+    baseUrl: checkedBaseUrl(baseUrl),
+    timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: { ...DEFAULT_RETRY, ...retry, maxRetries: maxRetries ?? DEFAULT_RETRY.maxRetries },
+    sleep: sleep ?? realSleep,
+  });
+}
+
+/** What no error of this client may contain: its token. */
+export function redactedOf(options: ClientOptions): string[] {
+  return options.token ? [options.token] : [];
 }
 
 /** The base URL, refused when it could leak into messages or would be ignored. */

@@ -9,16 +9,28 @@ export { realSleep, type Sleep } from "../shared/retry";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export interface TransportOptions {
+/** Where the API is and who the client is to it: what a kubeconfig or a pod's service account says. */
+export interface ConnectionOptions {
+  /** `https://api.example.dev` or `http://127.0.0.1:8080`; a path prefix is kept. No credentials in it. */
   baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
   /** PEM certificate(s) of the authority that signed the server's certificate. */
   ca?: string | Buffer;
-  /** PEM client certificate and key for mutual TLS. */
+  /** PEM client certificate for mutual TLS (an API server that authenticates clients by certificate), with `key`. */
   cert?: string | Buffer;
+  /** PEM private key of `cert`. Never sent, never in a message. */
   key?: string | Buffer;
-  /** The server's certificate is not verified. */
+  /** Do not verify the server's certificate (kubeconfig's `insecure-skip-tls-verify`): for test clusters only. */
   insecureSkipTlsVerify?: boolean;
+  /**
+   * Sent as `User-Agent`. kube-apiserver names the field manager of a write that gives none after it, as it
+   * does for client-go's (`kubectl`, a controller's binary name).
+   */
+  userAgent?: string;
+}
+
+export interface TransportOptions extends ConnectionOptions {
   /** Deadline of one attempt, from connecting to the last byte of the answer. */
   timeoutMs: number;
   retry: RetryOptions;
@@ -210,6 +222,7 @@ export class Transport {
       accept: "application/json",
       ...(request.body !== undefined && { "content-type": request.contentType ?? "application/json" }),
       ...(this.options.token && { authorization: `Bearer ${this.options.token}` }),
+      ...(this.options.userAgent !== undefined && { "user-agent": this.options.userAgent }),
     };
   }
 

@@ -6,8 +6,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kubeClient } from "../../kube/client";
 import { type KubeEnv, startKube } from "../../kube/env";
+import { createRawClient } from "../../sdk/client/raw";
 
 const CONFIG_MAPS = "/api/v1/namespaces/default/configmaps";
 /** Generous: the garbage collector acts within a second once its caches have synced. */
@@ -18,7 +18,12 @@ const GC_DEADLINE = { timeout: 60_000, interval: 200 };
  * the owner is deleted.
  */
 async function expectCollected(kube: KubeEnv, name: string): Promise<void> {
-  const admin = kubeClient(kube.url, kube.token, kube.caCert, "env-test");
+  const admin = createRawClient({
+    baseUrl: kube.url,
+    token: kube.token,
+    ca: kube.caCert,
+    userAgent: "env-test",
+  });
   try {
     const owner = await admin.ok<{ metadata: { uid: string } }>("POST", CONFIG_MAPS, {
       metadata: { name: `${name}-owner` },

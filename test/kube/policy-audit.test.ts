@@ -11,13 +11,14 @@ import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { kubeClient } from "../../kube/client";
-import type { Identity } from "../../kube/identities";
+import type { Identity } from "../../deploy/identities";
 import { installIdentity } from "../../kube/install";
 import { kubeconfigYaml } from "../../kube/kubeconfig";
 import { createClient, ForbiddenError } from "../../sdk/client";
+import { createRawClient } from "../../sdk/client/raw";
 import { KIND_NAMES, KINDS, SECRETS_NAMESPACE } from "../../sdk/schema";
 import { BACKENDS, type Backend, startBackend, storedVersions } from "../helpers/backends";
+import { type ChildOutput, collectOutput } from "../helpers/child-output";
 import { VALID_SPECS } from "../policy/fixtures";
 
 const MAIN = path.resolve(__dirname, "../../dist/policies/report/main.js");
@@ -92,24 +93,12 @@ describe.each(BACKENDS)("exampledev-policy-report audit on the %s backend", (bac
   };
 
   /** Runs the command in a child process, asynchronously: the local server answers from this process. */
-  function audit(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function audit(...args: string[]): Promise<ChildOutput> {
     const env = { ...process.env };
     for (const key of Object.keys(env)) if (key.startsWith("EXAMPLEDEV_")) delete env[key];
     // A test that names its own --kubeconfig audits as that identity instead of the admin.
     const identity = args.includes("--kubeconfig") ? [] : access;
-    const child = spawn(NODE, [MAIN, "audit", ...identity, ...args], { env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    return new Promise((resolve, reject) => {
-      child.on("error", reject);
-      child.on("close", (status) => resolve({ status, stdout, stderr }));
-    });
+    return collectOutput(spawn(NODE, [MAIN, "audit", ...identity, ...args], { env }));
   }
 
   beforeAll(async () => {
@@ -179,7 +168,12 @@ describe.each(BACKENDS)("exampledev-policy-report audit on the %s backend", (bac
       const server: string = admin.clusters[0].cluster.server;
       const ca = Buffer.from(admin.clusters[0].cluster["certificate-authority-data"], "base64").toString();
       const token = await installIdentity(
-        kubeClient(server, admin.users[0].user.token, ca, "policy-audit-test"),
+        createRawClient({
+          baseUrl: server,
+          token: admin.users[0].user.token,
+          ca,
+          userAgent: "policy-audit-test",
+        }),
         AUDITOR,
       );
       // The identity can write nothing: kube-apiserver refuses it (403) before any admission.

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { type KubeClient, kubeClient } from "../../kube/client";
+import { createRawClient, type RawClient } from "../../sdk/client/raw";
 import {
   joinSecrets,
   KIND_NAMES,
@@ -147,7 +147,7 @@ const until = async (check: () => Promise<boolean>, what: string) => {
 
 describe("secret values on the real API server", () => {
   let api: KubeApi;
-  let admin: KubeClient;
+  let admin: RawClient;
   const read = async (kind: KindName, name: string) =>
     admin.ok<Record<string, unknown> & { metadata: Record<string, unknown> }>("GET", pathOf(kind, name));
   const secretNames = async () =>
@@ -166,7 +166,12 @@ describe("secret values on the real API server", () => {
 
   beforeAll(async () => {
     api = await startKubeApi({ sweep: SWEEP, drainProxies: false });
-    admin = kubeClient(api.url, api.token, api.caCert, "secrets-test");
+    admin = createRawClient({
+      baseUrl: api.url,
+      token: api.token,
+      ca: api.caCert,
+      userAgent: "secrets-test",
+    });
     for (const { kind, name, spec } of OBJECTS)
       await admin.ok("POST", pathOf(kind), manifest(kind, name, spec));
     const manifestFile = path.join(api.dir, "applied.yaml");
@@ -188,8 +193,9 @@ describe("secret values on the real API server", () => {
     for (const { kind, name } of OBJECTS) answers.push(JSON.stringify(await read(kind, name)));
     for (const kind of KIND_NAMES) {
       answers.push(JSON.stringify(await admin.ok("GET", pathOf(kind))));
-      const watch = await admin.call("GET", `${pathOf(kind)}?watch=1&resourceVersion=0&timeoutSeconds=1`);
-      answers.push(typeof watch.body === "string" ? watch.body : JSON.stringify(watch.body));
+      // The watch's answer as sent: a stream of events, which the server ends after a second.
+      const watch = `${pathOf(kind)}?watch=1&resourceVersion=0&timeoutSeconds=1`;
+      answers.push((await run("kubectl", [`--kubeconfig=${api.kubeconfig}`, "get", "--raw", watch])).stdout);
       answers.push(await kubectlGet(kind, "yaml"));
       // kubectl's wide output asks for a Table.
       answers.push(await kubectlGet(kind, "wide"));

@@ -4,10 +4,11 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMISSION_IDENTITY } from "../../deploy/identities";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { type KubeClient, kubeClient } from "../../kube/client";
 import { installIdentity } from "../../kube/install";
 import { signServingCert } from "../../kube/pki";
+import { createRawClient, type RawClient } from "../../sdk/client/raw";
 import { KINDS, SECRET_ANNOTATION, SECRETS_NAMESPACE } from "../../sdk/schema";
+import { webhookClient } from "../../webhook/client";
 import { startAdmissionServer, WEBHOOK_CLIENT_USER } from "../../webhook/server";
 
 /**
@@ -45,7 +46,7 @@ function review(name: string, oldObject?: Record<string, unknown>): string {
 
 describe("the webhook on kube-apiserver answers kube-apiserver only", () => {
   let kube: KubeApi;
-  let admin: KubeClient;
+  let admin: RawClient;
   const agents: Agent[] = [];
 
   const etcdMb = async () => {
@@ -71,7 +72,12 @@ describe("the webhook on kube-apiserver answers kube-apiserver only", () => {
 
   beforeAll(async () => {
     kube = await startKubeApi({ drainProxies: false });
-    admin = kubeClient(kube.url, kube.token, kube.caCert, "webhook-auth-test");
+    admin = createRawClient({
+      baseUrl: kube.url,
+      token: kube.token,
+      ca: kube.caCert,
+      userAgent: "webhook-auth-test",
+    });
   }, 600_000);
   afterAll(async () => {
     for (const agent of agents) await agent.close();
@@ -105,7 +111,7 @@ describe("the webhook on kube-apiserver answers kube-apiserver only", () => {
     const token = await installIdentity(admin, ADMISSION_IDENTITY);
     const serving = await signServingCert(kube.dir, "exampledev-admission-open");
     const open = await startAdmissionServer({
-      client: kubeClient(kube.url, token, kube.caCert, "exampledev-admission"),
+      client: webhookClient({ baseUrl: kube.url, token, ca: kube.caCert }),
       cert: await readFile(serving.certFile, "utf8"),
       key: await readFile(serving.keyFile, "utf8"),
       sweep: { intervalMs: 3_600_000, graceMs: 60_000 },

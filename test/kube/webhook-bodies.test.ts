@@ -1,7 +1,7 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdmissionServer, startAdmissionServer } from "../../kube/admission/server";
-import type { KubeClient } from "../../kube/client";
+import type { RawClient } from "../../sdk/client/raw";
+import { type AdmissionServer, startAdmissionServer } from "../../webhook/server";
 import { selfSignedCertificate } from "../helpers/certificates";
 
 /**
@@ -10,7 +10,7 @@ import { selfSignedCertificate } from "../helpers/certificates";
  * reaches the cluster: the client here fails any call it gets.
  */
 
-const untouched: KubeClient = {
+const untouched: RawClient = {
   call: async () => {
     throw new Error("the webhook called the cluster");
   },

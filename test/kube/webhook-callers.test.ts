@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KubeClient } from "../../kube/client";
 import { makePki, signClientCert, signServingCert } from "../../kube/pki";
+import type { RawClient } from "../../sdk/client/raw";
+import { apiErrorFromResponse } from "../../sdk/errors";
 import { SECRET_ANNOTATION } from "../../sdk/schema";
 import { type AdmissionServer, startAdmissionServer, WEBHOOK_CLIENT_USER } from "../../webhook/server";
 
@@ -21,14 +22,15 @@ let held = new Promise<void>((resolve) => {
   release = resolve;
 });
 const calls: string[] = [];
-const client: KubeClient = {
-  call: async (method, url) => {
+const client: RawClient = {
+  call: async () => {
+    throw new Error("unexpected");
+  },
+  // As the webhook's client answers a read of what is not stored.
+  ok: async (method, url) => {
     calls.push(`${method} ${url}`);
     await held;
-    return { status: 404, body: {} };
-  },
-  ok: async () => {
-    throw new Error("unexpected");
+    throw apiErrorFromResponse(404, { kind: "Status", reason: "NotFound", message: "not found", code: 404 });
   },
   apply: async () => {
     throw new Error("unexpected");

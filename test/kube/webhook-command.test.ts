@@ -6,11 +6,11 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMISSION_IDENTITY } from "../../deploy/identities";
 import { installKinds } from "../../kube/api";
-import { type KubeClient, kubeClient } from "../../kube/client";
 import { type KubeEnv, startKube } from "../../kube/env";
 import { installIdentity, installWebhook } from "../../kube/install";
 import { kubeconfigYaml } from "../../kube/kubeconfig";
 import { type CertFiles, signServingCert } from "../../kube/pki";
+import { createRawClient, type RawClient } from "../../sdk/client/raw";
 import { KINDS, PLACEHOLDERS, SECRET_ANNOTATION, SECRETS_NAMESPACE } from "../../sdk/schema";
 
 /**
@@ -65,7 +65,7 @@ function servedSerial(url: string, ca: string): Promise<string> {
 
 describe("exampledev-admission-webhook on kube-apiserver", () => {
   let kube: KubeEnv;
-  let admin: KubeClient;
+  let admin: RawClient;
   let serving: CertFiles;
   let webhook: WebhookProcess;
   let url: string;
@@ -73,7 +73,12 @@ describe("exampledev-admission-webhook on kube-apiserver", () => {
 
   beforeAll(async () => {
     kube = await startKube({ beforeControllers: installKinds });
-    admin = kubeClient(kube.url, kube.token, kube.caCert, "webhook-command-test");
+    admin = createRawClient({
+      baseUrl: kube.url,
+      token: kube.token,
+      ca: kube.caCert,
+      userAgent: "webhook-command-test",
+    });
     const token = await installIdentity(admin, ADMISSION_IDENTITY);
     const kubeconfig = path.join(kube.dir, "webhook.kubeconfig");
     await writeFile(

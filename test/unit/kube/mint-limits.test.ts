@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SecretKeeper } from "../../../kube/admission/secrets";
-import type { KubeClient } from "../../../kube/client";
+import type { RawClient } from "../../../sdk/client/raw";
+import { SecretKeeper } from "../../../webhook/secrets";
 
 // What a review may mint is bounded: a Secret's size, and how many are minted a second (a token bucket).
 
-const client = {} as KubeClient;
+const client = {} as RawClient;
 
 describe("the webhook's mint limits", () => {
   it("refuses values larger than a Secret holds with 413", () => {
