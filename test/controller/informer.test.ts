@@ -169,8 +169,9 @@ describe("the informer", () => {
     await vi.waitFor(() => expect(names(informer)).toEqual(["b", "c", "d", "e"]));
     expect(calls.sort()).toEqual(["add c", "add d", "add e", "delete a", "update b"]);
     expect(informer.get("b")?.metadata.labels).toEqual({ changed: "yes" });
-    // The relisted version, not the one that was gone.
-    expect(watches.watched.at(-1)).toBe((await client.serviceRevisions.list()).metadata.resourceVersion);
+    // The next watch starts from the relisted version, not the one that was gone.
+    const relisted = (await client.serviceRevisions.list()).metadata.resourceVersion;
+    await vi.waitFor(() => expect(watches.watched.at(-1)).toBe(relisted));
   });
 
   it("waits a growing backoff after a failure and goes on", async () => {
