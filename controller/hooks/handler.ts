@@ -11,7 +11,7 @@ import { type HookEvent, parseHookEvent } from "../../builder/git";
 import { failureStatus, type Reason } from "../../sdk/errors/reasons";
 import type { HookResult } from "../git-sources";
 import { RecentDeliveries } from "./recent-deliveries";
-import { verifyDelivery } from "./signature";
+import { headerValue, verifyDelivery } from "./signature";
 
 export const GIT_HOOK_PATH = "/hooks/git";
 
@@ -48,8 +48,6 @@ export interface HookAnswer {
 
 export type GitHookHandler = (delivery: HookDelivery) => HookAnswer;
 
-const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
 /** A refusal as the API answers one: a Status naming the path. */
 export function hookRefusal(reason: Reason, message: string): HookAnswer {
   const body = failureStatus(reason, `${GIT_HOOK_PATH}: ${message}`);
@@ -70,11 +68,11 @@ export function gitHookHandler({ receiver, secret }: GitHookOptions): GitHookHan
       return hookRefusal("BadRequest", "the payload is not JSON");
     }
     const event = parseHookEvent(
-      { github: header(headers["x-github-event"]), gitlab: header(headers["x-gitlab-event"]) },
+      { github: headerValue(headers["x-github-event"]), gitlab: headerValue(headers["x-gitlab-event"]) },
       body,
     );
     if (typeof event === "string") return hookRefusal("BadRequest", event);
-    const id = header(headers["x-github-delivery"]) ?? header(headers["x-gitlab-event-uuid"]);
+    const id = headerValue(headers["x-github-delivery"]) ?? headerValue(headers["x-gitlab-event-uuid"]);
     if (id !== undefined && !deliveries.claim(id)) {
       return { status: 200, body: { event: event.event, delivery: id, duplicate: true, matched: [] } };
     }

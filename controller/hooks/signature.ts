@@ -9,7 +9,7 @@ export type Verdict = { ok: true } | { ok: false; message: string };
 const SIGNATURE_PREFIX = "sha256=";
 
 export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secret: string): Verdict {
-  const signature = single(headers["x-hub-signature-256"]);
+  const signature = headerValue(headers["x-hub-signature-256"]);
   if (signature !== undefined) {
     const expected = SIGNATURE_PREFIX + createHmac("sha256", secret).update(body).digest("hex");
     return sameText(signature, expected)
@@ -20,7 +20,7 @@ export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secre
             "X-Hub-Signature-256 does not match the body signed with the webhook secret; set the webhook's secret to the one in the --webhook-secret file",
         };
   }
-  const token = single(headers["x-gitlab-token"]);
+  const token = headerValue(headers["x-gitlab-token"]);
   if (token !== undefined) {
     return sameText(token, secret)
       ? { ok: true }
@@ -37,7 +37,8 @@ export function verifyDelivery(headers: IncomingHttpHeaders, body: Buffer, secre
   };
 }
 
-function single(value: string | string[] | undefined): string | undefined {
+/** A header's value, the first when it was sent more than once. */
+export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
