@@ -1,0 +1,188 @@
+import { gitService, revision } from "../examples";
+import { config, git, invalid, proxy, type RuleCase, rev, service, valid } from "./case";
+
+/** The structure of a spec: unknown and required fields, types, enums and ranges. */
+export const FIELD_CASES: RuleCase[] = [
+  invalid(
+    "unknown-field",
+    "a typo in the template",
+    "Service",
+    service([...config, "bakend"], {}),
+    "spec.template.spec.bakend",
+  ),
+  invalid(
+    "unknown-field",
+    "a typo in shutdown",
+    "Proxy",
+    proxy(["shutdown", "drainTimout"], "10s"),
+    "spec.shutdown.drainTimout",
+  ),
+  invalid(
+    "unknown-field",
+    "a typo in a list item",
+    "ServiceRevision",
+    rev(["bindings", 0, "nmae"], "X"),
+    "spec.bindings[0].nmae",
+  ),
+  invalid(
+    "unknown-field",
+    "template metadata other than labels and annotations",
+    "Service",
+    service(["template", "metadata", "name"], "x"),
+    "spec.template.metadata.name",
+  ),
+  valid(
+    "unknown-field",
+    "free-form maps take any key",
+    "Proxy",
+    proxy(["telemetry", "tracing", "tags", "anything"], "goes"),
+  ),
+
+  invalid(
+    "required-field",
+    "an env var without value",
+    "Service",
+    service([...config, "env", 0, "value"], undefined),
+    "spec.template.spec.env[0].value",
+  ),
+  invalid(
+    "required-field",
+    "content logs without responseBodyEnabled",
+    "Proxy",
+    proxy(["telemetry", "contentLogs", "responseBodyEnabled"], undefined),
+    "spec.telemetry.contentLogs.responseBodyEnabled",
+  ),
+  invalid(
+    "required-field",
+    "a binding without type",
+    "ServiceRevision",
+    rev(["bindings", 0, "type"], undefined),
+    "spec.bindings[0].type",
+  ),
+  valid("required-field", "a revision without runtime", "ServiceRevision", rev(["runtime"], undefined)),
+  invalid(
+    "required-field",
+    "a revision runtime without compatibilityDate",
+    "ServiceRevision",
+    rev(["runtime", "compatibilityDate"], undefined),
+    "spec.runtime.compatibilityDate",
+  ),
+  invalid(
+    "required-field",
+    "an OpenTelemetry sink without endpoint",
+    "Proxy",
+    proxy(["telemetry", "thirdPartySinks", "openTelemetrySinks", 0, "endpoint"], undefined),
+    "spec.telemetry.thirdPartySinks.openTelemetrySinks[0].endpoint",
+  ),
+  invalid(
+    "required-field",
+    "a git source without triggers",
+    "Service",
+    git(["source", "git", "triggers"], undefined),
+    "spec.source.git.triggers",
+  ),
+  valid("required-field", "everything required present", "Service", gitService),
+
+  invalid(
+    "field-type",
+    "a string count",
+    "Service",
+    service(["revisionHistoryLimit"], "10"),
+    "spec.revisionHistoryLimit",
+  ),
+  invalid(
+    "field-type",
+    "a fractional count",
+    "Service",
+    service(["revisionHistoryLimit"], 1.5),
+    "spec.revisionHistoryLimit",
+  ),
+  invalid(
+    "field-type",
+    "a string boolean",
+    "Proxy",
+    proxy(["telemetry", "tracing", "enabled"], "yes"),
+    "spec.telemetry.tracing.enabled",
+  ),
+  invalid(
+    "field-type",
+    "env as an object",
+    "ServiceRevision",
+    rev(["env"], { LOG_LEVEL: "debug" }),
+    "spec.env",
+  ),
+  invalid("field-type", "a spec that is not an object", "Proxy", "cloud", "spec"),
+  valid("field-type", "every type right", "ServiceRevision", revision),
+
+  invalid(
+    "enum-value",
+    "protocol http3",
+    "Service",
+    service([...config, "backend", "protocol"], "http3"),
+    "spec.template.spec.backend.protocol",
+  ),
+  invalid(
+    "enum-value",
+    "phase both",
+    "Service",
+    git([...config, "filter", "phase"], "both"),
+    "spec.template.spec.filter.phase",
+  ),
+  invalid(
+    "enum-value",
+    "failureMode open",
+    "Service",
+    git([...config, "filter", "failureMode"], "open"),
+    "spec.template.spec.filter.failureMode",
+  ),
+  invalid(
+    "enum-value",
+    "binding type queue",
+    "ServiceRevision",
+    rev(["bindings", 0, "type"], "queue"),
+    "spec.bindings[0].type",
+  ),
+  valid("enum-value", "every allowed value used", "Service", gitService),
+
+  invalid(
+    "int32-range",
+    "a count above int32",
+    "Service",
+    service(["revisionHistoryLimit"], 2 ** 31),
+    "spec.revisionHistoryLimit",
+  ),
+  invalid(
+    "int32-range",
+    "a port above int32",
+    "Service",
+    service([...config, "backend", "port"], 2 ** 31),
+    "spec.template.spec.backend.port",
+  ),
+  valid("int32-range", "the int32 maximum count", "Service", service(["revisionHistoryLimit"], 2 ** 31 - 1)),
+
+  invalid(
+    "backend-port-range",
+    "port 0",
+    "Service",
+    service([...config, "backend", "port"], 0),
+    "spec.template.spec.backend.port",
+  ),
+  invalid(
+    "backend-port-range",
+    "port 65536",
+    "ServiceRevision",
+    rev(["backend"], { protocol: "udp", port: 65536 }),
+    "spec.backend.port",
+  ),
+  valid("backend-port-range", "port 65535", "Service", service([...config, "backend", "port"], 65535)),
+  valid("backend-port-range", "port 1", "Service", service([...config, "backend", "port"], 1)),
+
+  invalid(
+    "revision-history-range",
+    "a negative count",
+    "Service",
+    service(["revisionHistoryLimit"], -1),
+    "spec.revisionHistoryLimit",
+  ),
+  valid("revision-history-range", "zero", "Service", service(["revisionHistoryLimit"], 0)),
+];
