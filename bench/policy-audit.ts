@@ -9,22 +9,14 @@ import { parseArgs } from "node:util";
 import { createClient } from "../sdk/client";
 import { KINDS } from "../sdk/schema";
 import { startServer } from "../server";
+import { type ChildOutput, collectOutput } from "../test/helpers/child-output";
 
 const ROOT = path.resolve(__dirname, "../..");
 const MAIN = path.join(ROOT, "dist/policies/report/main.js");
 const CONCURRENCY = 16;
 
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn("/usr/bin/time", ["-f", "%e %M", process.execPath, MAIN, "audit", ...args]);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+function run(args: string[]): Promise<ChildOutput> {
+  return collectOutput(spawn("/usr/bin/time", ["-f", "%e %M", process.execPath, MAIN, "audit", ...args]));
 }
 
 async function main() {

@@ -9,16 +9,19 @@
 // --no-client-cert starts the webhook without --client-ca (a version without client authentication).
 // BENCH_WEBHOOK_MAIN=<dir>/kube/admission/main.js runs a compiled build (`tsc -p tsconfig.build.json
 // --outDir <dir>`; of an older commit too, from `git archive`), as a pod runs it. No figure is asserted.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { makePki, signClientCert, signServingCert } from "../kube/pki";
+import {
+  largeProxyReview,
+  memoryMiB,
+  startWebhookProcess,
+  writeNowhereKubeconfig,
+} from "../test/helpers/webhook-process";
 import { WEBHOOK_CLIENT_USER } from "../webhook/server";
 
-const REPO = path.resolve(__dirname, "..");
 const args = process.argv.slice(2);
 const noClientCert = args.includes("--no-client-cert");
 const [bodyText] = args.filter((arg) => !arg.startsWith("--"));
@@ -26,66 +29,27 @@ const LIMIT = 5 * 1024 * 1024;
 const bodyBytes = Number(bodyText ?? LIMIT - 64 * 1024);
 const afterMs = 5_000;
 
-const mb = (pid: number, field: string) => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((text) => text.startsWith(`${field}:`));
-  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
-};
+const mb = (pid: number, field: "VmRSS" | "VmHWM") => Math.round(memoryMiB(pid, field));
 
+/** Two thirds in the object, one third in the old one (a client's body up to 3 MiB, a stored object 1.5 MiB). */
 function review(uid: string): string {
-  // Two thirds in the object, one third in the old one (a client's body up to 3 MiB, a stored object 1.5 MiB).
-  const overhead = 2_000;
-  const seed = (share: number) => "x".repeat(Math.floor((bodyBytes - overhead) * share));
-  const proxy = (value: string) => ({
-    apiVersion: "core.example.dev/v1alpha2",
-    kind: "Proxy",
-    metadata: { name: "big", uid: "u-big", resourceVersion: "1" },
-    spec: { telemetry: { accessLogs: { json: { seed: value } } } },
-  });
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
-      operation: "UPDATE",
-      dryRun: true,
-      object: proxy(seed(2 / 3)),
-      oldObject: proxy(seed(1 / 3)),
-    },
-  });
+  const room = bodyBytes - 2_000; // the review's own fields
+  return largeProxyReview(uid, Math.floor(room * (2 / 3)), Math.floor(room * (1 / 3)));
 }
 
 async function run(dir: string, concurrent: number): Promise<Record<string, unknown>> {
   const serving = await signServingCert(dir, "exampledev-admission");
   const client = await signClientCert(dir, WEBHOOK_CLIENT_USER);
-  const kubeconfig = path.join(dir, "nowhere.kubeconfig");
-  writeFileSync(
-    kubeconfig,
-    "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
-  );
+  const kubeconfig = writeNowhereKubeconfig(dir);
   const flags = [
     ...["--tls-cert", serving.certFile, "--tls-key", serving.keyFile, "--port", "0"],
     ...["--bind-address", "127.0.0.1", "--kubeconfig", kubeconfig, "--cert-reload-interval", "0"],
     ...(noClientCert ? [] : ["--client-ca", path.join(dir, "ca.crt")]),
   ];
   // Compiled JavaScript measures what a pod runs (ts-node's compiler adds 200 MB and more to the RSS).
-  const main = process.env.BENCH_WEBHOOK_MAIN;
-  const entry = main === undefined ? ["-r", "ts-node/register", "webhook/main.ts"] : [main];
-  const child = spawn(process.execPath, [...entry, ...flags], {
-    cwd: REPO,
-    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true", NODE_PATH: path.join(REPO, "node_modules") },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk;
-      const served = /"url":"(https:\/\/[^"]+)"/.exec(output);
-      if (served?.[1]) resolve(served[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`webhook exited ${code}: ${output}`)));
+  const { child, url } = await startWebhookProcess(flags, {
+    main: process.env.BENCH_WEBHOOK_MAIN,
+    stderr: "inherit",
   });
   const pid = child.pid as number;
   try {

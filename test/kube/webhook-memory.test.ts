@@ -1,12 +1,17 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePki, signClientCert, signServingCert } from "../../kube/pki";
 import { REVIEW_BODY_LIMIT, REVIEW_BYTES_IN_FLIGHT, WEBHOOK_CLIENT_USER } from "../../webhook/server";
+import {
+  largeProxyReview,
+  memoryMiB,
+  startWebhookProcess,
+  writeNowhereKubeconfig,
+} from "../helpers/webhook-process";
 
 /**
  * `exampledev-admission-webhook` as a process, sent 8 reviews of the largest size at once by kube-apiserver's
@@ -16,39 +21,14 @@ import { REVIEW_BODY_LIMIT, REVIEW_BYTES_IN_FLIGHT, WEBHOOK_CLIENT_USER } from "
  * compared). No time is asserted.
  */
 
-const REPO = path.resolve(__dirname, "../..");
 const POD_LIMIT_MB = 512;
 /** The compiled webhook's RSS when idle, measured with bench/webhook-memory.ts. */
 const COMPILED_IDLE_MB = 100;
 
-const rssMb = (pid: number, field: "VmRSS" | "VmHWM") => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((text) => text.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-};
-
+/** Two thirds of the room under the body limit in the object, one third in the old one. */
 function review(uid: string): string {
-  const seed = (bytes: number) => "x".repeat(bytes);
   const room = REVIEW_BODY_LIMIT - 64 * 1024;
-  const proxy = (value: string) => ({
-    apiVersion: "core.example.dev/v1alpha2",
-    kind: "Proxy",
-    metadata: { name: "big", uid: "u", resourceVersion: "1" },
-    spec: { telemetry: { accessLogs: { json: { seed: value } } } },
-  });
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
-      operation: "UPDATE",
-      dryRun: true,
-      object: proxy(seed(Math.floor((room * 2) / 3))),
-      oldObject: proxy(seed(Math.floor(room / 3))),
-    },
-  });
+  return largeProxyReview(uid, Math.floor((room * 2) / 3), Math.floor(room / 3));
 }
 
 describe("the webhook's memory under the largest reviews", () => {
@@ -67,35 +47,13 @@ describe("the webhook's memory under the largest reviews", () => {
       cert: await readFile(client.certFile, "utf8"),
       key: await readFile(client.keyFile, "utf8"),
     };
-    const kubeconfig = path.join(dir, "nowhere.kubeconfig");
     // Reviews without secret fields call no cluster: the kubeconfig points nowhere.
-    await writeFile(
-      kubeconfig,
-      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
-        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
-    );
-    child = spawn(
-      process.execPath,
-      [
-        ...["-r", "ts-node/register", "webhook/main.ts", "--port", "0", "--bind-address", "127.0.0.1"],
-        ...["--tls-cert", serving.certFile, "--tls-key", serving.keyFile, "--kubeconfig", kubeconfig],
-        ...["--client-ca", pki.caFile, "--cert-reload-interval", "0"],
-      ],
-      {
-        cwd: REPO,
-        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    url = await new Promise<string>((resolve, reject) => {
-      child.stdout?.on("data", (chunk) => {
-        output += chunk;
-        const served = /"url":"(https:\/\/[^"]+)"/.exec(output);
-        if (served?.[1]) resolve(served[1]);
-      });
-      child.once("exit", () => reject(new Error(`the webhook exited:\n${output}`)));
-    });
+    const kubeconfig = writeNowhereKubeconfig(dir);
+    ({ child, url } = await startWebhookProcess([
+      ...["--port", "0", "--bind-address", "127.0.0.1"],
+      ...["--tls-cert", serving.certFile, "--tls-key", serving.keyFile, "--kubeconfig", kubeconfig],
+      ...["--client-ca", pki.caFile, "--cert-reload-interval", "0"],
+    ]));
   }, 120_000);
   afterAll(async () => {
     child?.kill("SIGKILL");
@@ -115,7 +73,7 @@ describe("the webhook's memory under the largest reviews", () => {
     expect(first.statusCode).toBe(200);
     await first.body.text();
     await warm.close();
-    const before = rssMb(pid, "VmRSS");
+    const before = memoryMiB(pid, "VmRSS");
     const agents = Array.from({ length: 8 }, () => new Agent({ connect }));
     const statuses = await Promise.all(
       agents.map(async (dispatcher, i) => {
@@ -129,7 +87,7 @@ describe("the webhook's memory under the largest reviews", () => {
         return answer.statusCode;
       }),
     );
-    const peak = rssMb(pid, "VmHWM");
+    const peak = memoryMiB(pid, "VmHWM");
     for (const agent of agents) await agent.close();
     console.log(
       `webhook (ts-node) under 8 reviews of ${(REVIEW_BODY_LIMIT / 1024 / 1024).toFixed(0)} MiB at once: ` +
