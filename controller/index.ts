@@ -33,11 +33,18 @@ export {
   type CredentialsSource,
   NO_CREDENTIALS_FILE,
 } from "../builder/credentials";
-export { type HookEvent, parseHookEvent } from "../builder/git";
 export type { ServiceStatus } from "../sdk/schema/status";
 export { type Cluster, clusterOf, type KindCache } from "./cluster";
 export type { Condition, ConditionStatus } from "./conditions";
 export { GIT_DEFAULTS, type GitOptions, type GitSources, type HookResult } from "./git-sources";
+export {
+  GIT_HOOK_PATH,
+  type GitHookHandler,
+  type GitHookOptions,
+  type GitHookReceiver,
+  gitHookHandler,
+  MAX_HOOK_BODY_BYTES,
+} from "./hooks/handler";
 export { LANE_DEFAULTS, type LaneOptions } from "./lanes";
 export type { ControllerLogger } from "./logger";
 export type { BackoffOptions } from "./queue";
