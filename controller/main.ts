@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `exampledev-controller` (`npm run controller`): the Service controller against any Kubernetes API server
 // with the CRDs installed, one of possibly several replicas of which the Lease's holder acts. Logs are pino
 // JSON on stdout. SIGINT or SIGTERM stop it (the lease released); losing the lease exits with code 1 at

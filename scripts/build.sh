@@ -11,4 +11,5 @@ trap 'rm -f "$next"' EXIT
 tsc -p tsconfig.build.json
 tsc -p tsconfig.native.json
 node dist/scripts/node10-types.js
+node dist/scripts/server-package.js
 mv -f "$next" dist/.build-stamp

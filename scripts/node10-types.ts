@@ -15,13 +15,13 @@ const REPO = path.resolve(__dirname, "../..").replace(/[/\\]dist$/, "");
 const DIST = path.join(REPO, "dist");
 const OUT = path.join(DIST, "node10");
 
-/** The folders of dist/ the package ships declarations from (package.json `files`). */
-export const DECLARATION_ROOTS = ["sdk", "provider", "server", "controller", "policies", "kube"];
+/** The folders of dist/ that are tooling, never shipped: every other folder's declarations get a copy. */
+const UNSHIPPED = new Set(["scripts", "bench", "test", "node10", "packages"]);
 
 /**
  * Dependencies whose declarations need esModuleInterop, and the local declaration that stands for what ours
  * use of each: pino's `Logger` (a pino logger is one); fastify's types (they import pino's), loosely, for the
- * server's internals a program does not call (`@exampledev/pulumi/server`'s `startServer` and `RunningServer`
+ * server's internals a program does not call (`@exampledev/pulumi-server`'s `startServer` and `RunningServer`
  * keep their types).
  */
 const STAND_INS: Record<string, { file: string; text: string }> = {
@@ -79,7 +79,10 @@ function* declarations(dir: string): Generator<string> {
 export function writeLegacyDeclarations(): number {
   rmSync(OUT, { recursive: true, force: true });
   let count = 0;
-  for (const root of DECLARATION_ROOTS) {
+  const roots = readdirSync(DIST, { withFileTypes: true }).filter(
+    (entry) => entry.isDirectory() && !UNSHIPPED.has(entry.name),
+  );
+  for (const { name: root } of roots) {
     for (const file of declarations(path.join(DIST, root))) {
       const relative = path.relative(DIST, file).split(path.sep).join("/");
       const target = path.join(OUT, relative);

@@ -16,7 +16,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 entry=${1:?usage: run-built.sh <dist entry point> [args...]}
 shift
 stamp="$repo/dist/.build-stamp"
-inputs=(sdk controller provider server policies scripts kube tsconfig.json tsconfig.build.json package.json)
+# The compiled folders are tsconfig.build.json's "include" (one list: a new top folder is an input at once).
+mapfile -t folders < <(node -p 'require(process.argv[1]).include.join("\n")' "$repo/tsconfig.build.json")
+inputs=("${folders[@]}" tsconfig.json tsconfig.build.json package.json)
 
 stale() {
   [[ -f "$stamp" && -f "$repo/$entry" ]] || return 0

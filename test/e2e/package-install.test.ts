@@ -11,7 +11,7 @@ import { PLUGIN_DEPENDENCIES } from "../../provider/native/plugin-cli";
 import { REQUIRED_NODE } from "../../sdk/shared/node-version";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
-import { installUserProgram, type UserProgram } from "../helpers/user-program";
+import { installUserProgram, SERVER_PACKAGE, type UserProgram } from "../helpers/user-program";
 
 const REPO = path.resolve(__dirname, "../..");
 const FIXTURE = path.join(__dirname, "fixtures/package-install");
@@ -109,13 +109,17 @@ describe("the package from npm pack in a new project", () => {
     registry = await startRegistry();
     digest = await pushArtifact(registry, { path: "team/packed", tag: "v1", content: "packed bundle" });
     const started = Date.now();
-    program = installUserProgram(FIXTURE, {
-      dependencies: { "@pulumi/pulumi": "^3.0.0" },
-      devDependencies: {
-        typescript: ROOT_MANIFEST.devDependencies.typescript,
-        "@types/node": ROOT_MANIFEST.devDependencies["@types/node"],
+    program = installUserProgram(
+      FIXTURE,
+      {
+        dependencies: { "@pulumi/pulumi": "^3.0.0" },
+        devDependencies: {
+          typescript: ROOT_MANIFEST.devDependencies.typescript,
+          "@types/node": ROOT_MANIFEST.devDependencies["@types/node"],
+        },
       },
-    });
+      { withServer: true },
+    );
     console.log(`[package] npm pack + npm install in a new project: ${Date.now() - started} ms`);
     t = await createTestStack(program.dir);
     env = { ...process.env, ...t.env };
@@ -401,10 +405,13 @@ describe("the package from npm pack in a new project", () => {
 
     // Each subpath a program or the dynamic-provider host loads, and each bin, the same way.
     const expected = `@exampledev/pulumi ${needed} (its dependencies do); ${line}: put a newer node first on PATH.`;
-    for (const entry of ["", "/schema", "/client", "/provider", "/native", "/server"]) {
+    const modules = ["", "/schema", "/client", "/provider", "/native", "-server"].map(
+      (end) => `@exampledev/pulumi${end}`,
+    );
+    for (const name of modules) {
       for (const args of [
-        ["-e", `require("@exampledev/pulumi${entry}")`],
-        ["--input-type=module", "-e", `import "@exampledev/pulumi${entry}"`],
+        ["-e", `require("${name}")`],
+        ["--input-type=module", "-e", `import "${name}"`],
       ]) {
         const run = spawnSync(node, args, { cwd: program.dir, encoding: "utf8" });
         expect({ args, status: run.status, stderr: run.stderr.trim() }).toEqual({
@@ -414,7 +421,8 @@ describe("the package from npm pack in a new project", () => {
         });
       }
     }
-    for (const bin of Object.keys(ROOT_MANIFEST.bin)) {
+    const serverManifest = JSON.parse(readFileSync(path.join(SERVER_PACKAGE, "package.json"), "utf8"));
+    for (const bin of [...Object.keys(ROOT_MANIFEST.bin), ...Object.keys(serverManifest.bin)]) {
       const run = spawnSync(bin, ["--help"], {
         cwd: program.dir,
         env: { ...old, PATH: `${path.join(program.dir, "node_modules/.bin")}${path.delimiter}${old.PATH}` },

@@ -48,9 +48,15 @@ export function newestVersion(name: string, range: string): string {
   return newest;
 }
 
-/** Packs the built package (`dist/` must be current: `npm run build`) into `destination`; the tarball's path. */
-export function packPackage(destination: string): string {
-  const [packed] = JSON.parse(npm(REPO, ["pack", "--json", "--pack-destination", destination]));
+/** The local server's package, as `npm run build` lays it out (scripts/server-package.ts). */
+export const SERVER_PACKAGE = path.join(REPO, "dist/packages/server");
+
+/**
+ * Packs the built package (`dist/` must be current: `npm run build`), or the one in `packageDir`, into
+ * `destination`; the tarball's path.
+ */
+export function packPackage(destination: string, packageDir = REPO): string {
+  const [packed] = JSON.parse(npm(REPO, ["pack", packageDir, "--json", "--pack-destination", destination]));
   return path.join(destination, packed.filename);
 }
 
@@ -65,15 +71,20 @@ export interface UserProgram {
 /**
  * Copies the Pulumi program in `fixture` to a temporary directory, packs this package and runs `npm install`
  * there with a package.json of `@exampledev/pulumi` (the tarball) plus `dependencies` and `devDependencies`,
- * as a user's program declares them.
+ * as a user's program declares them; `withServer` adds the local server's package (packed too) as a
+ * development dependency, as a team's integration tests would.
  */
 export function installUserProgram(
   fixture: string,
   deps: { dependencies: Record<string, string>; devDependencies?: Record<string, string> },
+  { withServer = false } = {},
 ): UserProgram {
   const dir = mkdtempSync(path.join(tmpdir(), "exampledev-user-program-"));
   cpSync(fixture, dir, { recursive: true });
   const tarball = packPackage(dir);
+  const server = withServer
+    ? { "@exampledev/pulumi-server": `file:./${path.basename(packPackage(dir, SERVER_PACKAGE))}` }
+    : {};
   writeFileSync(
     path.join(dir, "package.json"),
     `${JSON.stringify(
@@ -82,7 +93,7 @@ export function installUserProgram(
         private: true,
         main: "index.ts",
         dependencies: { "@exampledev/pulumi": `file:./${path.basename(tarball)}`, ...deps.dependencies },
-        devDependencies: deps.devDependencies ?? {},
+        devDependencies: { ...server, ...deps.devDependencies },
       },
       null,
       2,

@@ -1,9 +1,10 @@
-// The Node version the package asks for (sdk/shared/node-version.ts, package.json engines.node) against what
-// its production dependencies declare in their own engines, as package-lock.json records them.
+// The Node version the packages ask for (sdk/shared/node-version.ts, package.json engines.node) against what
+// their production dependencies declare in their own engines, as package-lock.json records them.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
+import { SERVER_DEPENDENCIES } from "../../../scripts/server-package";
 import { nodeSatisfies, nodeVersionMessage, REQUIRED_NODE } from "../../../sdk/shared/node-version";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -30,10 +31,14 @@ function resolve(name: string, from: string): string | undefined {
   }
 }
 
-/** Every package a user installs with this one: the closure of `dependencies`, never devDependencies. */
+/**
+ * Every package a user installs with this one or with the server's: the closure of `dependencies` and of
+ * the server package's, never devDependencies.
+ */
 function productionPackages(): Map<string, LockEntry> {
   const found = new Map<string, LockEntry>();
-  const queue = Object.keys(manifest.dependencies).map((name) => resolve(name, ""));
+  const names = new Set([...Object.keys(manifest.dependencies), ...SERVER_DEPENDENCIES]);
+  const queue = [...names].map((name) => resolve(name, ""));
   for (let key = queue.pop(); key !== undefined || queue.length > 0; key = queue.pop()) {
     if (key === undefined || found.has(key)) continue;
     const entry = packages[key] as LockEntry;
