@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startKubeBackend, startLocalBackend } from "./backends";
 import { clientNodeSteps, kubectlStatusSteps, kubectlSteps } from "./clients";
+import { RUN_COUNT, unique } from "./helpers";
 import { propagationTests } from "./propagation";
-import { RUN_COUNT, sharedTests, unique } from "./shared";
+import { sharedTests } from "./shared";
 
 /**
  * Issue 24's differential conformance: the same Kubernetes-behaviour tests against the local server and

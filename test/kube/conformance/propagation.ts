@@ -3,7 +3,7 @@ import { KINDS } from "../../../sdk/schema";
 import { VALID_SPECS } from "../../api/fixtures";
 import { manifest, pathOf } from "../../helpers/server";
 import type { Backend } from "./backends";
-import { countedTest, unique } from "./shared";
+import { countedTest, unique } from "./helpers";
 
 /**
  * Owner references and delete propagation: the local server's garbage collector and kube-controller-
