@@ -32,7 +32,9 @@ function layoutTable(): Row[] {
       const [folderCell = "", kindCell = "", , mayCell = ""] = line.split("|").slice(1);
       const kind = kindCell.trim() as Kind;
       if (!KINDS.includes(kind)) throw new Error(`docs/design.md layout: "${kind}" is not one of ${KINDS}`);
-      const may = [...mayCell.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((match) => (match[1] ?? "").replace(/\/$/, ""));
+      const may = [...mayCell.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((match) =>
+        (match[1] ?? "").replace(/\/$/, ""),
+      );
       return { folder: folderCell.trim().replace(/^`|\/`$/g, ""), kind, may };
     });
 }
