@@ -6,6 +6,8 @@
  * docs/configuration.md from it.
  */
 
+import { closest } from "../shared/closest-name";
+
 export interface SettingInfo {
   /** Stack config key, e.g. `exampledev:baseUrl`. */
   readonly config: string;
@@ -180,30 +182,11 @@ export function addressGiven(config: (key: string) => string | undefined, env: N
 
 /**
  * What to say about a stack config key in the provider's namespace that names no setting (a misspelling is
- * otherwise ignored in silence): the nearest setting's key when one is close, else every key.
+ * otherwise ignored in silence): the setting it most likely meant, else every setting's key.
  */
 export function unknownSettingMessage(key: string): string {
   const keys = Object.values(SETTINGS).map((setting) => setting.config);
-  const nearest = keys
-    .map((known) => ({ known, distance: editDistance(key.toLowerCase(), known.toLowerCase()) }))
-    .sort((a, b) => a.distance - b.distance)[0];
-  const advice =
-    nearest !== undefined && nearest.distance <= 3
-      ? `did you mean ${nearest.known}?`
-      : `the settings are ${keys.join(", ")}`;
+  const meant = closest(key, keys);
+  const advice = meant !== undefined ? `did you mean ${meant}?` : `the settings are ${keys.join(", ")}`;
   return `${key} is not a setting of @exampledev/pulumi and is ignored: ${advice}`;
-}
-
-/** Levenshtein distance: insertions, deletions and substitutions between two short strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

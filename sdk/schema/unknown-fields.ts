@@ -1,3 +1,4 @@
+import { closest } from "../shared/closest-name";
 import type { KindName } from "./kinds";
 import { quote, typeNameInMessages } from "./rules/helpers";
 import { unknownField } from "./rules/structural";
@@ -53,28 +54,4 @@ export function unknownFieldViolations(kind: KindName, spec: unknown): Violation
       `is not a field of ${typeNameInMessages(typeName)}; remove it or fix the spelling (${hint})`,
     );
   });
-}
-
-/** The known name a typo most likely meant: same letters ignoring case, or at most two edits away. */
-function closest(name: string, known: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = candidate.toLowerCase() === name.toLowerCase() ? 0 : editDistance(name, candidate);
-    if (distance <= 2 && (best === undefined || distance < best.distance))
-      best = { name: candidate, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
