@@ -1,10 +1,11 @@
 // The paths on which `pulumi up` used to delete or take over objects it should not, through the real CLI with
 // a fault-injecting loopback proxy between the provider and the API (the local server or kube-apiserver).
+// One test file per server (data-safety-local.test.ts, data-safety-kube.test.ts): they run side by side.
 import path from "node:path";
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "../../sdk/client";
-import { BACKENDS, type Backend, startBackend } from "../helpers/backends";
+import { type Backend, type BackendName, startBackend } from "../helpers/backends";
 import { injectFaults } from "../helpers/faults";
 import { type LoopbackProxy, type ProxyHandler, startLoopbackProxy, statusBody } from "../helpers/provider";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
@@ -20,9 +21,8 @@ const isPost = (request: { method: string }) => request.method === "POST";
 const isCommittingPost = (request: { method: string; path: string }) =>
   isPost(request) && !/[?&]dryRun=All\b/.test(request.path);
 
-describe.each(BACKENDS)(
-  "nothing lost when a replacement fails or an answer is lost, on the %s server",
-  (backendName) => {
+export function describeDataSafety(backendName: BackendName): void {
+  describe(`nothing lost when a replacement fails or an answer is lost, on the ${backendName} server`, () => {
     let backend: Backend;
     let api: Client;
     let proxy: LoopbackProxy;
@@ -241,8 +241,8 @@ describe.each(BACKENDS)(
         }
       }
     }, 1_200_000);
-  },
-);
+  });
+}
 
 /**
  * A CLI run longer than this is cut short (the CLI cancels) and its last output printed: every wait of the

@@ -78,7 +78,7 @@ describe("the native package's lookup functions through the real Pulumi CLI, on 
     expect(o("outServices")).toEqual(["lookup-shop"]);
     expect(o("fnProxies")).toEqual(["lookup-edge"]);
     const exported = execFileSync("pulumi", ["stack", "export", "--stack", b.stack.name], {
-      cwd: reader,
+      cwd: b.dir,
       env: { ...process.env, ...b.env },
       encoding: "utf8",
     });

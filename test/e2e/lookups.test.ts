@@ -115,14 +115,14 @@ describe.each(BACKENDS)("lookups through the real Pulumi CLI, on the %s server",
       ).spec.telemetry.thirdPartySinks,
     ).toEqual(placeholder);
     const exported = execFileSync("pulumi", ["stack", "export", "--stack", b.stack.name], {
-      cwd: reader,
+      cwd: b.dir,
       env: { ...process.env, ...b.env },
       encoding: "utf8",
     });
     expect(exported).not.toContain(API_KEY);
     expect(printed.join("\n")).not.toContain(API_KEY);
     const shown = execFileSync("pulumi", ["stack", "output", "--json", "--stack", b.stack.name], {
-      cwd: reader,
+      cwd: b.dir,
       env: { ...process.env, ...b.env },
       encoding: "utf8",
     });

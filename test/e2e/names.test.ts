@@ -2,7 +2,6 @@
 // `pulumi preview --json` plans against the names on the server after `up`, for creates and for replacements;
 // with the dynamic resources on both servers, and the native plugin with Pulumi's autonaming config.
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
 import path from "node:path";
 import type { OutputMap } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,10 +23,10 @@ interface PlannedStep {
  * `pulumi preview --json --show-sames`, as a pull-request check runs it: per resource URN, the step (`create`,
  * `same`, `replace`) and the name in its new state's (checked) inputs, a replacement's own name for `replace`.
  */
-async function planned(t: TestStack, dir: string): Promise<Map<string, PlannedStep>> {
+async function planned(t: TestStack): Promise<Map<string, PlannedStep>> {
   // Not spawnSync: the local server answers from this process.
   const child = spawn("pulumi", ["preview", "--json", "--show-sames", "--stack", t.stack.name], {
-    cwd: dir,
+    cwd: t.dir,
     env: { ...process.env, ...t.env },
   });
   let stdout = "";
@@ -105,7 +104,6 @@ describe.each(
     beforeAll(async () => {
       [backend, registry] = await Promise.all([startBackend(backendName), startRegistry()]);
       const digest = await pushArtifact(registry, { path: "team/names", tag: "v1", content: "names bundle" });
-      rmSync(path.join(dir, "Pulumi.e2e.yaml"), { force: true });
       t = await createTestStack(dir);
       if (family === "native") installPlugin(t.env);
       await t.stack.setAllConfig({
@@ -129,13 +127,13 @@ describe.each(
     let created: Map<string, PlannedStep>;
 
     it("creates every unnamed object under the name its preview planned, the same in two previews", async () => {
-      created = await planned(t, dir);
+      created = await planned(t);
       expect([...created.values()].map((step) => step.op)).toEqual(
         Array.from({ length: created.size }, () => "create"),
       );
       expect(created.size).toBe(family === "dynamic" ? 4 : 3);
       for (const { object } of created.values()) expect(object.split("/")[1]).toMatch(GENERATED);
-      expect(objects(await planned(t, dir))).toEqual(objects(created));
+      expect(objects(await planned(t))).toEqual(objects(created));
 
       const names = namesOf(await up());
       expect(Object.values(names).length).toBe(created.size);
@@ -158,7 +156,7 @@ describe.each(
     it("replaces under a new name, created first, the one its preview planned; the old object goes", async () => {
       const before = await onServer(backend.client);
       await t.stack.setAllConfig({ mode: { value: "filter" }, timeout: { value: "45s" } });
-      const plan = await planned(t, dir);
+      const plan = await planned(t);
       const replaced = [...plan.values()].filter((step) => step.op !== "same");
       expect(replaced.map((step) => step.op)).toEqual(["replace", "replace"]);
       for (const { object } of replaced) {
@@ -182,7 +180,7 @@ describe.each(
 
     it("replaces back with the same agreement between preview and up", async () => {
       await t.stack.setAllConfig({ mode: { value: "backend" }, timeout: { value: "30s" } });
-      const plan = await planned(t, dir);
+      const plan = await planned(t);
       await up();
       expect(await onServer(backend.client)).toEqual(objects(plan));
     });
@@ -206,7 +204,7 @@ describe.each(
         // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi's pattern syntax, not a template
         await t.stack.setConfig("pulumi:autonaming.pattern", { value: "${stack}-${name}-x" }, true);
         await extras(["extra"]);
-        const plan = await planned(t, dir);
+        const plan = await planned(t);
         const steps = [...plan.values()];
         expect(steps.filter((step) => step.op === "create").map((step) => step.object)).toEqual([
           `Proxy/${t.stack.name}-extra-x`,
@@ -225,7 +223,7 @@ describe.each(
         await t.stack.removeConfig("pulumi:autonaming");
         await t.stack.setConfig("pulumi:autonaming.mode", { value: "verbatim" }, true);
         await extras(["extra", "verbatim-edge"]);
-        const plan = await planned(t, dir);
+        const plan = await planned(t);
         expect([...plan.values()].filter((step) => step.op === "create")).toEqual([
           { op: "create", object: "Proxy/verbatim-edge" },
         ]);

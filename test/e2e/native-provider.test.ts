@@ -51,7 +51,6 @@ describe.each(BACKENDS)("the native plugin through the real Pulumi CLI, on the %
     client = backend.client;
     digest = await pushArtifact(registry, { path: "team/native", tag: "v1", content: "native bundle" });
     // A run that was killed leaves its stack config behind; start from none.
-    rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
     t = await createTestStack(fixture);
     // As a user would, but into the test's PULUMI_HOME: the machine's plugin cache is left alone.
     await timed("plugin install", async () => installPlugin(t.env));
@@ -142,7 +141,7 @@ describe.each(BACKENDS)("the native plugin through the real Pulumi CLI, on the %
 
   it("keeps secrets (from config and literal) out of `pulumi stack export`, the state files and the output", async () => {
     const exported = execFileSync("pulumi", ["stack", "export", "--stack", t.stack.name], {
-      cwd: fixture,
+      cwd: t.dir,
       env: { ...process.env, ...t.env },
       encoding: "utf8",
     });

@@ -31,13 +31,11 @@ interface Setup {
   backend: Backend;
   registry: Registry;
   t: TestStack;
-  fixture: string;
 }
 
 async function setUp(backendName: BackendName, fixture: string, native: boolean): Promise<Setup> {
   const [backend, registry] = await Promise.all([startBackend(backendName), startRegistry()]);
   const digest = await pushArtifact(registry, { path: "team/app", tag: "v1", content: "bundle one" });
-  rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
   const t = await createTestStack(fixture);
   if (native) installPlugin(t.env);
   await t.stack.setAllConfig({
@@ -47,7 +45,7 @@ async function setUp(backendName: BackendName, fixture: string, native: boolean)
     repo: { value: registry.repo("team/app") },
     digest: { value: digest },
   });
-  return { backend, registry, t, fixture };
+  return { backend, registry, t };
 }
 
 async function tearDown(setup: Setup | undefined): Promise<void> {
@@ -59,10 +57,10 @@ async function tearDown(setup: Setup | undefined): Promise<void> {
 
 /** The CLI as a user runs it (asynchronously: the API server runs in this process). */
 async function cli(setup: Setup, args: string[]): Promise<string> {
-  const { t, fixture } = setup;
+  const { t } = setup;
   try {
     const { stdout, stderr } = await run("pulumi", [...args, "--stack", t.stack.name], {
-      cwd: fixture,
+      cwd: t.dir,
       env: { ...process.env, ...t.env, PULUMI_DEBUG_COMMANDS: "true" },
       encoding: "utf8",
       maxBuffer: 64 << 20,
@@ -130,7 +128,7 @@ describe.each(BACKENDS)("the preview's promise for dynamic resources, on the %s 
         path.join(REPO, "dist/policies/report/main.js"),
         ...["--preview", previewJson, "--events", events, "--summary", summaryFile],
       ],
-      { cwd: setup.fixture, env: { ...process.env, GITHUB_STEP_SUMMARY: "" } },
+      { cwd: setup.t.dir, env: { ...process.env, GITHUB_STEP_SUMMARY: "" } },
     );
     const summary = readFileSync(summaryFile, "utf8");
     console.log(`[preview-promise] report:\n${summary}`);

@@ -2,7 +2,6 @@
 // CLI and the plugin installed with `pulumi plugin install`: a git-sourced Service's build (its branch and
 // commit) as the resource's status line while `up` waits, and a Proxy's drain while `destroy` waits; what the
 // wait ended with once, in the resource's diagnostics.
-import { rmSync } from "node:fs";
 import path from "node:path";
 import type { DiagnosticEvent, EngineEvent } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,7 +54,6 @@ describe("progress while the native plugin waits", () => {
     ]);
     repo = TestRepo.create("progress");
     commit = repo.commit({ "index.js": "export default { fetch: () => new Response('hi') };\n" });
-    rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
     t = await createTestStack(fixture);
     installPlugin(t.env);
     await t.stack.setAllConfig({

@@ -159,7 +159,7 @@ describe.each(BACKENDS)("the provider through the real Pulumi CLI, on the %s ser
   it("keeps every secret out of the exported state, the state files and the CLI's output", async () => {
     // The Automation API's exportStack shows secrets; `pulumi stack export` as a user runs it does not.
     const exported = execFileSync("pulumi", ["stack", "export", "--stack", t.stack.name], {
-      cwd: fixture,
+      cwd: t.dir,
       env: { ...process.env, ...t.env },
       encoding: "utf8",
     });

@@ -1,7 +1,6 @@
 // The API's advisory `Warning` headers as the person running `pulumi up` sees them, through the real CLI: the
 // native plugin (installed with `pulumi plugin install`) shows each on its resource, once; the dynamic provider
 // cannot show them (docs/limits.md), so they are nowhere in the output.
-import { rmSync } from "node:fs";
 import path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,7 +50,6 @@ describe("the API's warnings in `pulumi up`", () => {
       source,
       template: { spec: { runtime, backend: { protocol: "http1", port: 8080 } } },
     });
-    rmSync(path.join(fixture, "Pulumi.e2e.yaml"), { force: true });
     t = await createTestStack(fixture);
     installPlugin(t.env);
     await t.stack.setAllConfig({
