@@ -2,7 +2,7 @@
 // (URNs, wire secrets, custom timeouts, provider config) and calls the same core the dynamic provider runs
 // (`ObjectProvider`: check, diff, create, read, update, delete, await, create tokens, uid preconditions).
 import { isDeepStrictEqual } from "node:util";
-import { SETTINGS, type SettingName } from "../../sdk/client/settings";
+import { SETTINGS, type SettingName, unknownSettingMessage } from "../../sdk/client/settings";
 import { KIND_OUTPUTS, type OutputSource } from "../../sdk/resources/kind-outputs";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { type KindName, secretPaths, validateUpdate } from "../../sdk/schema";
@@ -38,7 +38,12 @@ export interface CheckFailure {
 export interface CheckOutcome {
   inputs: Props;
   failures: CheckFailure[];
+  /** What the engine shows on the resource (CheckConfig: a provider key that names no setting). */
+  warnings?: string[];
 }
+
+/** Provider inputs the engine sends beside the settings. */
+const ENGINE_KEYS: ReadonlySet<string> = new Set(["version", "pluginDownloadURL"]);
 
 export interface DiffOutcome {
   changes: boolean;
@@ -120,12 +125,17 @@ export class NativeProvider {
       reason: message,
     }));
     const secret = (Object.keys(SETTINGS) as SettingName[]).filter((name) => SETTINGS[name].secret);
+    // A misspelt key is not an error (it may be some program's), but would otherwise be ignored in silence.
+    const warnings = Object.keys(plain as Props)
+      .filter((key) => !(key in SETTINGS) && !ENGINE_KEYS.has(key) && !key.startsWith("__"))
+      .map((key) => unknownSettingMessage(`${SETTINGS.baseUrl.config.split(":")[0]}:${key}`));
     return {
       inputs: conceal(
         plain,
         secret.map((name) => [name]),
       ) as Props,
       failures,
+      warnings,
     };
   }
 

@@ -157,9 +157,11 @@ export function providerService(version: string, engineAddress: string | undefin
       response.setSchema(schema);
       return response;
     }),
-    checkConfig: answer<providerProto.CheckRequest, providerProto.CheckResponse>((request) =>
-      checkResponse(provider.checkConfig(fromStruct(request.getNews()))),
-    ),
+    checkConfig: answer<providerProto.CheckRequest, providerProto.CheckResponse>(async (request) => {
+      const outcome = provider.checkConfig(fromStruct(request.getNews()));
+      for (const warning of outcome.warnings ?? []) await log.warn(request.getUrn(), warning);
+      return checkResponse(outcome);
+    }),
     configure: answer<providerProto.ConfigureRequest, providerProto.ConfigureResponse>((request) => {
       const variables = Object.fromEntries(request.getVariablesMap().toArray());
       provider.configure(variables, fromStruct(request.getArgs()));
