@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { admit, readEnvelope, withDrainFinalizer } from "../admission";
 import type { ApiObject } from "../sdk/client/types";
 import { ApiError } from "../sdk/errors";
 import { failureStatus } from "../sdk/errors/reasons";
@@ -10,12 +11,11 @@ import {
   secretNameOf,
   splitSecrets,
 } from "../sdk/schema";
-import { admit, readEnvelope, withDrainFinalizer } from "../server/admission";
 import { type AdmissionRequest, type AdmissionResponse, allow, deny, type JsonPatch } from "./review";
 import type { SecretKeeper } from "./secrets";
 
 /**
- * The webhook, from the local server's admission code (server/admission): what one server refuses, the
+ * The webhook, from the local server's admission code (admission/): what one server refuses, the
  * other refuses with the same causes in the same words, and what one stores, the other stores.
  *
  * It is a mutating webhook, and the only one: it must see the secret values to check them (their formats)

@@ -1,9 +1,10 @@
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
-import Fastify from "fastify";
+import Fastify, { type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import type { RawClient } from "../sdk/client/raw";
+import type { Status } from "../sdk/errors";
 import { failureStatus } from "../sdk/errors/reasons";
 import { admitReview } from "./handlers";
 import { type AdmissionRequest, type AdmissionResponse, readReview, reviewOf } from "./review";
@@ -101,16 +102,16 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     if (clientAuth && !authenticated(request.raw.socket as TLSSocket, clientAuth.names)) {
       const message =
         "the exampledev admission webhook answers kube-apiserver only: no valid client certificate";
-      return reply.code(401).send(failureStatus("Unauthorized", message));
+      return answer(reply, failureStatus("Unauthorized", message));
     }
     const declared = Number(request.headers["content-length"]);
     const size = Number.isSafeInteger(declared) && declared >= 0 ? declared : REVIEW_BODY_LIMIT;
     if (inFlight > 0 && inFlight + size > budget) {
       const message = `the exampledev admission webhook is admitting ${inFlight} bytes of reviews; retry shortly`;
-      return reply
-        .code(429)
-        .header("retry-after", "1")
-        .send(failureStatus("TooManyRequests", message, { retryAfterSeconds: 1 }));
+      return answer(
+        reply.header("retry-after", "1"),
+        failureStatus("TooManyRequests", message, { retryAfterSeconds: 1 }),
+      );
     }
     inFlight += size;
     let done = false;
@@ -130,7 +131,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     } catch (error) {
       // Not a v1 AdmissionReview of a kind it serves: the caller's error, never the webhook's.
       const message = error instanceof Error ? error.message : String(error);
-      return reply.code(400).send(failureStatus("BadRequest", message));
+      return answer(reply, failureStatus("BadRequest", message));
     }
     let response: AdmissionResponse;
     try {
@@ -191,4 +192,9 @@ function jsonOf(contentType: string | undefined, body: Buffer | undefined): unkn
   } catch {
     throw new Error("not an AdmissionReview this webhook serves: the body is not JSON");
   }
+}
+
+/** A refusal of the webhook itself, with its Status's code. */
+function answer(reply: FastifyReply, status: Status): FastifyReply {
+  return reply.code(status.code).send(status);
 }

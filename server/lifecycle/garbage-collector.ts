@@ -1,6 +1,6 @@
+import { hasFinalizers } from "../../admission/finalizers";
 import type { ApiObject } from "../../sdk/client/types";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
-import { hasFinalizers } from "../admission/finalizers";
 import type { DeleteTarget, ObjectStore, WatchEvent } from "../storage";
 import { Propagation } from "./propagation";
 import { terminate } from "./termination";

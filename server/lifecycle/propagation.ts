@@ -1,6 +1,6 @@
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../../admission/finalizers";
 import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../admission/finalizers";
 import type { ObjectStore, WatchEvent } from "../storage";
 import { terminate } from "./termination";
 

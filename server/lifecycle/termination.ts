@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../../admission/finalizers";
 import type { ApiObject } from "../../sdk/client/types";
 import type { KindName } from "../../sdk/schema";
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../admission/finalizers";
 import { type ObjectStore, timestamp } from "../storage";
 
 /** Kubernetes' `DeleteOptions.propagationPolicy`: what happens to the objects the deleted one owns. */

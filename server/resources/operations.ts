@@ -8,7 +8,7 @@ import {
   type FieldValidation,
   readEnvelope,
   withDrainFinalizer,
-} from "../admission";
+} from "../../admission";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore } from "../storage";
 import { type Applied, type ApplyOptions, applyObject, applyStatus } from "./apply";

@@ -3,9 +3,9 @@
 // controller reads secret values the same way from either server. The values stay in the local server's
 // store; the Secret is a view of the object that names it, for the server's own controller only.
 import type { FastifyPluginAsync } from "fastify";
+import { secretOwnerOf } from "../../admission";
 import { apiError, notFound, type Resource } from "../../sdk/errors/server-errors";
 import { SECRET_TYPE, SECRETS_NAMESPACE, secretNameOf, secretValuesOf } from "../../sdk/schema";
-import { secretOwnerOf } from "../admission";
 import type { ObjectStore } from "../storage";
 
 const SECRETS: Resource = { kind: "Secret", group: "", plural: "secrets" };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LAST_APPLIED } from "../../admission";
 import { type KindName, PLACEHOLDERS } from "../../sdk/schema";
-import { LAST_APPLIED } from "../../server/admission";
 import { manifest, pathOf, type Reply, startTestServer, type TestServer } from "../helpers/server";
 import { KINDS_UNDER_TEST, SECRET_SPECS, SECRETS } from "./fixtures";
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { LAST_APPLIED } from "../../admission";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { createRawClient, type RawClient } from "../../sdk/client/raw";
 import {
@@ -17,7 +18,6 @@ import {
   SECRETS_NAMESPACE,
   secretNameOf,
 } from "../../sdk/schema";
-import { LAST_APPLIED } from "../../server/admission";
 import { DIGEST } from "../api/fixtures";
 import { manifest, pathOf } from "../helpers/server";
 

@@ -1,5 +1,5 @@
+import { type FieldValidation, parseFieldValidation } from "../../../admission";
 import { badRequest } from "../../../sdk/errors/server-errors";
-import { type FieldValidation, parseFieldValidation } from "../../admission";
 import type { PropagationPolicy } from "../../lifecycle";
 import { readPolicy } from "../../resources/deletion";
 import { parseDryRun } from "../../resources/dry-run";

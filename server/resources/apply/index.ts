@@ -8,7 +8,7 @@ import {
   type FieldValidation,
   readEnvelope,
   withDrainFinalizer,
-} from "../../admission";
+} from "../../../admission";
 import { isRecord } from "../../records";
 import { checkPreconditions, type ObjectStore, uidOfNoObject } from "../../storage";
 import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "../dry-run";

@@ -64,7 +64,7 @@ test("the client transport, the builder's registry calls and the controller's qu
 });
 
 test("the admission envelope maps the sdk's metadata issues and checks no syntax itself", () => {
-  const envelope = SOURCES.find(({ file }) => file === "server/admission/envelope.ts") as Source;
+  const envelope = SOURCES.find(({ file }) => file === "admission/envelope.ts") as Source;
   const called = nodes(envelope)
     .filter(ts.isCallExpression)
     .map((call) => call.expression.getText());

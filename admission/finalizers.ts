@@ -1,5 +1,5 @@
-import type { StatusCause } from "../../sdk/errors";
-import { keyProblem, PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
+import type { StatusCause } from "../sdk/errors";
+import { keyProblem, PROXY_DRAIN_FINALIZER } from "../sdk/schema";
 
 /** The finalizer a Foreground deletion sets: the object goes once its dependents are gone. */
 export const FOREGROUND_FINALIZER = "foregroundDeletion";

@@ -1,9 +1,9 @@
-import type { ObjectMeta, OwnerReference } from "../../sdk/client/types";
-import type { StatusCause } from "../../sdk/errors";
-import { badRequest } from "../../sdk/errors/server-errors";
-import { KINDS, type KindName, MAX_NAME_LENGTH } from "../../sdk/schema";
-import { metadataIssues } from "../../sdk/schema/metadata";
-import { isRecord, withoutUndefined } from "../../sdk/shared/records";
+import type { ObjectMeta, OwnerReference } from "../sdk/client/types";
+import type { StatusCause } from "../sdk/errors";
+import { badRequest } from "../sdk/errors/server-errors";
+import { KINDS, type KindName, MAX_NAME_LENGTH } from "../sdk/schema";
+import { metadataIssues } from "../sdk/schema/metadata";
+import { isRecord, withoutUndefined } from "../sdk/shared/records";
 
 /** The metadata a client may write; the rest of ObjectMeta is server-owned. */
 export type ClientMeta = Pick<

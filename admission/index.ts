@@ -1,5 +1,5 @@
-import type { ApiObject } from "../../sdk/client/types";
-import { badRequest, invalid } from "../../sdk/errors/server-errors";
+import type { ApiObject } from "../sdk/client/types";
+import { badRequest, invalid } from "../sdk/errors/server-errors";
 import {
   applyDefaults,
   findUnknownFields,
@@ -11,8 +11,8 @@ import {
   stripUnknownFields,
   validateSpec,
   validateUpdate,
-} from "../../sdk/schema";
-import { replaceAt, valueAt } from "../../sdk/shared/records";
+} from "../sdk/schema";
+import { replaceAt, valueAt } from "../sdk/shared/records";
 import { type Envelope, generateName, metadataCauses, unknownFieldCause } from "./envelope";
 import { finalizerCauses } from "./finalizers";
 import { redactLastApplied } from "./last-applied";

@@ -1,7 +1,7 @@
-import type { StatusCause } from "../../sdk/errors";
-import { invalid } from "../../sdk/errors/server-errors";
-import { findUnknownFields, KINDS, type KindName, statusProblem } from "../../sdk/schema";
-import { isRecord } from "../../sdk/shared/records";
+import type { StatusCause } from "../sdk/errors";
+import { invalid } from "../sdk/errors/server-errors";
+import { findUnknownFields, KINDS, type KindName, statusProblem } from "../sdk/schema";
+import { isRecord } from "../sdk/shared/records";
 import type { FieldValidation } from ".";
 import { type Envelope, unknownFieldCause } from "./envelope";
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ApiObject } from "../../sdk/client/types";
+import type { ApiObject } from "../sdk/client/types";
 import {
   KINDS,
   type KindName,
@@ -8,7 +8,7 @@ import {
   secretNameOf,
   secretValuesOf,
   withoutSecretName,
-} from "../../sdk/schema";
+} from "../sdk/schema";
 
 /**
  * The Secret an admitted object names (`SECRET_ANNOTATION`), as kube-apiserver's admission webhook names

@@ -1,5 +1,5 @@
-import { type KindName, redactSecrets } from "../../sdk/schema";
-import { isRecord } from "../../sdk/shared/records";
+import { type KindName, redactSecrets } from "../sdk/schema";
+import { isRecord } from "../sdk/shared/records";
 
 /**
  * `kubectl apply` (client-side) keeps the whole configuration it applied in this annotation, secret values
