@@ -99,7 +99,7 @@ const FORMER_COPIES: { detector: keyof typeof DETECTORS; file: string; text: str
   },
   {
     detector: "metadataChecks",
-    file: "server/admission/envelope.ts",
+    file: "admission/envelope.ts",
     text: `const DNS1123_LABEL = "[a-z0-9](?:[-a-z0-9]*[a-z0-9])?";
       function nameProblem(name: string) { return name; }`,
   },

@@ -36,7 +36,16 @@ export function parse(file: string, text: string): Source {
   return { file, tree: ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true) };
 }
 
-export const SOURCES: Source[] = ["sdk", "builder", "controller", "server", "provider", "policies"]
+export const SOURCES: Source[] = [
+  "sdk",
+  "admission",
+  "builder",
+  "controller",
+  "server",
+  "webhook",
+  "provider",
+  "policies",
+]
   .flatMap(sourceFiles)
   .map((file) => parse(file, readFileSync(join(ROOT, file), "utf8")));
 
