@@ -98,25 +98,29 @@ export class ObjectProvider implements pulumi.dynamic.ResourceProvider {
       ...(isUnknown(inputs.metadata) ? [] : metadataProblems(inputs.metadata).map(failure)),
     ];
     if (isUnknown(news.spec)) return { inputs, failures: metadataFailures };
+    // A program without a spec (JavaScript, or a cast) gets the schema's message, not a serialization error.
+    const { spec, ...rest } = inputs;
+    const checked = spec === undefined ? rest : { ...rest, spec: applyDefaults(this.kind, spec) };
+    // A new resource (no olds): what `up` will create, asked of the API first when serverDryRun is on; not a
+    // replacement under the old object's name, which is free only once the replacement deleted it. The engine
+    // checks one resource at a time, so the request goes out before the schema check below, which then runs
+    // while the API answers; a spec the schema refuses reports the schema's messages, not the API's answer.
+    const replacingName = this.replacing.has((checked as ObjectInputs).metadata?.name);
+    const asked =
+      metadataFailures.length === 0 && spec !== undefined && Object.keys(olds).length === 0 && !replacingName
+        ? this.serverDryRun(checked as ObjectInputs, (writer, object) =>
+            writer.create(object, newCreateToken(), { dryRun: true }),
+          )
+        : undefined;
     const specFailures = this.settings.deferValidationToPolicies()
       ? []
       : validateSpec(this.kind, news.spec)
           .filter((violation) => violation.severity === "error")
           .map((violation) => failure(violation.message));
-    // A program without a spec (JavaScript, or a cast) gets the schema's message, not a serialization error.
-    const { spec, ...rest } = inputs;
-    const checked = spec === undefined ? rest : { ...rest, spec: applyDefaults(this.kind, spec) };
     const failures = [...metadataFailures, ...specFailures];
     if (spec !== undefined) this.checked.add(fingerprint(checked as ObjectInputs));
-    // A new resource (no olds): what `up` will create, asked of the API first when serverDryRun is on; not a
-    // replacement under the old object's name, which is free only once the replacement deleted it.
-    const replacingName = this.replacing.has((checked as ObjectInputs).metadata?.name);
-    if (failures.length === 0 && spec !== undefined && Object.keys(olds).length === 0 && !replacingName) {
-      const refusal = await this.serverDryRun(checked as ObjectInputs, (writer, object) =>
-        writer.create(object, newCreateToken(), { dryRun: true }),
-      );
-      if (refusal !== undefined) failures.push(failure(refusal));
-    }
+    const refusal = await asked;
+    if (failures.length === 0 && refusal !== undefined) failures.push(failure(refusal));
     return { inputs: checked, failures };
   }
 

@@ -102,6 +102,16 @@ describe("server dry run at preview (exampledev:serverDryRun)", () => {
     for (const secret of Object.values(SECRETS)) expect(reason).not.toContain(secret);
   });
 
+  it("reports the schema's message alone for a spec the schema refuses, not the API's answer beside it", async () => {
+    await dryRunning();
+    const spec = proxyWithKeys({ drainTimeout: "90s", minimumDrainTime: "10s" });
+    const result = await check("Proxy", declared("edge", spec, { metadata: { name: "invalid" } }));
+    expect(result.failures).toHaveLength(1);
+    const reason = result.failures?.[0]?.reason ?? "";
+    expect(reason).toContain("spec.shutdown.minimumDrainTime");
+    expect(reason).not.toContain("server dry run");
+  });
+
   it("asks nothing while a value is unknown (preview of a value from another resource)", async () => {
     const seen = await dryRunning();
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
