@@ -42,7 +42,7 @@ export interface FaultInjector {
 }
 
 /** mulberry32: a small seeded generator, so that a failing run can be replayed. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -3,23 +3,35 @@ import { DEFAULT_LEASE_NAME } from "../../controller/leader-election";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type Client, createClient, type Lease } from "../../sdk/client";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
-import { VALID_SPECS } from "../api/fixtures";
 import { type ControllerProcess, pidOf, spawnController, until } from "../helpers/controller-process";
+import { FailoverBurst, figures } from "../helpers/failover-burst";
+import { type Registry, type SlowManifests, slowManifests, startRegistry } from "../helpers/registry";
 
 /**
- * Two replicas of `exampledev-controller` against kube-apiserver, as the controller's service account
- * (deploy/identities.ts's RBAC): one leads, the other waits; the leader is killed (SIGKILL, no release)
- * partway through minting for 50 Services, and the other takes the Lease over once it expires and mints the
- * rest. Every Service ends with exactly one revision: none minted twice, none lost.
+ * Three replicas of `exampledev-controller` (default workers) against kube-apiserver, as the controller's
+ * service account (deploy/identities.ts's RBAC): one leads, two wait. A burst of creates and template changes
+ * of Services whose sources are OCI tags on slow registries runs; the leader is killed (SIGKILL, no release)
+ * while tag resolutions are under way, then the replica that took over is killed the same way, and the last
+ * one finishes. Every Service ends with exactly one revision per (template, digest) it went through, none
+ * twice, none missing, and its status names the last one, live and accepted for its generation.
  */
 
-const SERVICES = 50;
-/** The leader is killed once it minted this many: partway through. */
-const KILL_AFTER = 10;
+const REPLICAS = 3;
+/**
+ * 60 Services × (a create and 2 changes) is 180 revisions owed, each one tag resolution of 0.5 to 2 s: with 4
+ * slow hosts (4 calls each at once, lanes.ts) about 15 s of resolving, so both kills land mid-burst, with
+ * calls out and writes unminted, and the file stays near a minute (two takeovers are 15 s each at least).
+ */
+const SERVICES = 60;
+const CHANGES = 2;
+const HOSTS = 4;
+const DELAY = { minMs: 500, maxMs: 2_000 };
+/** The kills land once this share of the burst is minted, the first and the second. */
+const KILL_AT = [0.25, 0.55];
 /** The spec's "within about 15 s" (lease duration, then the next try), with room for a loaded machine. */
 const TAKEOVER_BOUND_MS = 25_000;
 
-// Two replicas on one machine: no health endpoint, so no port to share (it defaults to 8081).
+// Replicas on one machine: no health endpoint, so no port to share (it defaults to 8081).
 const spawnReplica = (kubeconfig: string) => spawnController(kubeconfig, ["--health-port", "0"]);
 
 const isGone = (pid: number | undefined) => {
@@ -31,89 +43,116 @@ const isGone = (pid: number | undefined) => {
   }
 };
 
+/** Lines of a replica's log that would show a mint tried twice or a sync that failed. */
+const syncTrouble = (log: string) =>
+  log
+    .split("\n")
+    // Replicas started together may all create the lease, and all but one get 409: the lease's conflict.
+    .filter((line) => !line.includes('"msg":"lease write failed"'))
+    .filter((line) => /AlreadyExists|sync failed|sync will be retried/.test(line));
+
 describe("exampledev-controller replicas on kube-apiserver", () => {
   let api: KubeApi;
   let admin: Client;
+  let registry: Registry;
+  const hosts: SlowManifests[] = [];
   const replicas: ControllerProcess[] = [];
 
   beforeAll(async () => {
-    api = await startKubeApi();
+    [api, registry] = await Promise.all([startKubeApi(), startRegistry()]);
     admin = createClient({ baseUrl: api.url, token: api.token, ca: api.caCert });
+    for (let seed = 1; seed <= HOSTS; seed++) hosts.push(await slowManifests(registry, { ...DELAY, seed }));
   });
   afterAll(async () => {
     for (const { child } of replicas)
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await admin?.close();
     await api?.close();
+    await Promise.all(hosts.map((host) => host.close()));
+    await registry?.stop();
   });
 
   const lease = () => admin.leases.get(SECRETS_NAMESPACE, DEFAULT_LEASE_NAME);
-  const createServices = async () => {
-    for (let index = 0; index < SERVICES; index++)
-      await admin.services.create({ metadata: { name: `app-${index}` }, spec: VALID_SPECS.Service } as never);
+  const inFlight = () => hosts.reduce((sum, host) => sum + host.inFlight(), 0);
+  const leader = async () => {
+    const holder = await until("a replica to hold the lease", async () => {
+      const identity = (await lease())?.spec.holderIdentity;
+      return identity || undefined;
+    });
+    const replica = replicas.find(({ child }) => child.pid === pidOf(holder));
+    if (!replica) throw new Error(`no replica has the pid of the lease's holder ${holder}`);
+    return { holder, replica };
   };
-  const revisionCount = async () => (await admin.serviceRevisions.list()).items.length;
 
-  it("fails over to the waiting replica within the lease's duration and mints every revision once", async () => {
-    replicas.push(spawnReplica(api.controllerKubeconfig), spawnReplica(api.controllerKubeconfig));
-    const first = await until(
-      "a replica to take the lease",
-      async () => (await lease())?.spec.holderIdentity || undefined,
-    );
-    const leader = replicas.find(({ child }) => child.pid === pidOf(first));
-    const standby = replicas.find((replica) => replica !== leader);
-    if (!leader || !standby) throw new Error(`no replica has the pid of the lease's holder ${first}`);
-
-    // The Services are created while the leader mints, and it is killed in the middle of that.
-    const created = createServices();
-    await until("the leader to mint", async () => ((await revisionCount()) >= KILL_AFTER ? true : undefined));
-    const killedAt = Date.now();
-    leader.child.kill("SIGKILL");
-    await created;
-    const mintedBeforeKill = await revisionCount();
-    expect(mintedBeforeKill).toBeLessThan(SERVICES);
-    expect(standby.log()).not.toContain("minted revision");
-
-    const taken: Lease = await until("the standby to take the lease", async () => {
-      const current = await lease();
-      return current?.spec.holderIdentity && current.spec.holderIdentity !== first ? current : undefined;
+  it(`fails over twice during a burst with registry calls out, and mints every (template, digest) once`, async () => {
+    for (let index = 0; index < REPLICAS; index++) replicas.push(spawnReplica(api.controllerKubeconfig));
+    let current = await leader();
+    const burst = new FailoverBurst(admin, {
+      registry,
+      hosts: hosts.map(({ host }) => host),
+      services: SERVICES,
+      changes: CHANGES,
+      staggerMs: 100,
+      timeoutMs: 150_000,
     });
-    const takeoverMs = Date.parse(taken.spec.acquireTime ?? "") - killedAt;
-    console.log(
-      `takeover: the standby acquired the lease ${(takeoverMs / 1000).toFixed(1)} s after the leader was killed (${mintedBeforeKill} of ${SERVICES} Services minted before the kill)`,
-    );
-    expect(pidOf(taken.spec.holderIdentity ?? "")).toBe(standby.child.pid);
-    expect(taken.spec.leaseTransitions).toBe(1);
-    expect(takeoverMs).toBeLessThan(TAKEOVER_BOUND_MS);
-    // Not before the lease expired: 15 s after the last renewal, which was one 2 s period (plus the time a
-    // renewal takes) before the kill at most.
-    expect(takeoverMs).toBeGreaterThan(10_000);
-
-    const services = await until("every Service to have its latest revision", async () => {
-      const { items } = await admin.services.list();
-      return items.length === SERVICES && items.every((service) => service.status?.latestRevision)
-        ? items
-        : undefined;
-    });
-    const revisions = (await admin.serviceRevisions.list()).items;
-    expect(revisions).toHaveLength(SERVICES);
-    for (const service of services) {
-      const owned = revisions.filter((revision) =>
-        revision.metadata.ownerReferences?.some((owner) => owner.uid === service.metadata.uid),
+    const done = burst.run();
+    const kills: { calls: number; unminted: number; takeoverMs: number }[] = [];
+    const killed: ControllerProcess[] = [];
+    for (const share of KILL_AT) {
+      // Killed while the burst is partway and the leader has registry calls out.
+      await until("the leader to be minting with registry calls out", async () =>
+        burst.minted >= share * burst.totalSteps && inFlight() > 0 ? true : undefined,
       );
-      expect(owned.map((revision) => revision.metadata.name)).toEqual([service.status?.latestRevision]);
+      const killedAt = Date.now();
+      const [calls, unminted] = [inFlight(), burst.unminted];
+      current.replica.child.kill("SIGKILL");
+      killed.push(current.replica);
+      const before = current.holder;
+      const taken: Lease = await until("another replica to take the lease", async () => {
+        const now = await lease();
+        return now?.spec.holderIdentity && now.spec.holderIdentity !== before ? now : undefined;
+      });
+      current = await leader();
+      expect(killed).not.toContain(current.replica);
+      kills.push({ calls, unminted, takeoverMs: Date.parse(taken.spec.acquireTime ?? "") - killedAt });
     }
-    // The new leader found the old one's revisions in its first list: it never tried to mint one again. (Two
-    // replicas started together may both create the lease, and one gets 409: the lease's conflict, not a mint's.)
-    const syncLog = standby
-      .log()
-      .split("\n")
-      .filter((line) => !line.includes('"msg":"lease write failed"'));
-    expect(syncLog.join("\n")).not.toMatch(/AlreadyExists|sync failed|sync will be retried/);
+    await done;
+    const tally = await burst.tally();
+    const takeovers = kills.map(({ takeoverMs }) => `${(takeoverMs / 1000).toFixed(1)} s`).join(" / ");
+    console.log(
+      figures(
+        "kube",
+        `${REPLICAS} replicas`,
+        `${kills.length} kills (registry calls out: ${kills.map(({ calls }) => calls).join(", ")}; writes unminted: ${kills.map(({ unminted }) => unminted).join(", ")})`,
+        tally,
+        `takeover ${takeovers}`,
+      ),
+    );
 
-    standby.child.kill("SIGTERM");
-    expect(await standby.exited).toEqual({ code: 0, signal: null });
-    expect(await leader.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(tally).toMatchObject({
+      services: SERVICES,
+      doubleMints: 0,
+      missing: 0,
+      unexpected: 0,
+      wrongStatus: [],
+    });
+    expect(tally.revisions).toBe(SERVICES * (CHANGES + 1));
+    expect((await lease())?.spec.leaseTransitions).toBe(KILL_AT.length);
+    for (const { calls, unminted, takeoverMs } of kills) {
+      expect(calls).toBeGreaterThan(0);
+      expect(unminted).toBeGreaterThan(0);
+      expect(takeoverMs).toBeLessThan(TAKEOVER_BOUND_MS);
+      // Not before the lease expired: 15 s after the last renewal, which was one 2 s period (plus the time a
+      // renewal takes) before the kill at most.
+      expect(takeoverMs).toBeGreaterThan(10_000);
+    }
+    // Each replica that took over found the earlier leaders' revisions in its first list: it never tried to
+    // mint one again, and no sync failed.
+    for (const replica of replicas) expect(syncTrouble(replica.log())).toEqual([]);
+
+    current.replica.child.kill("SIGTERM");
+    expect(await current.replica.exited).toEqual({ code: 0, signal: null });
+    for (const replica of killed) expect(await replica.exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(replicas.every(({ child }) => isGone(child.pid))).toBe(true);
     // A replica that stops releases the lease: a successor need not wait for it to expire.
     expect((await lease())?.spec.holderIdentity).toBe("");

@@ -1,0 +1,250 @@
+// A burst of Service creates and template changes whose sources are OCI tags on slow registries, for the
+// failover tests (issue 35): each Service goes through `changes + 1` (template, digest) pairs, and every other
+// change moves its tag too. A change is written once the previous one is minted, so the controller is owed a
+// revision for every pair; `tally` then counts the revisions of each Service by what they run.
+import { setTimeout as sleep } from "node:timers/promises";
+import { canonicalJson } from "../../controller/naming";
+import {
+  type Client,
+  newCreateToken,
+  type Service,
+  type ServiceRevision,
+  TransportError,
+} from "../../sdk/client";
+import { applyDefaults, KINDS, type ServiceTemplateSpecInput } from "../../sdk/schema";
+import { pushArtifact, type Registry } from "./registry";
+
+export interface BurstOptions {
+  /** Where the tags are pushed. */
+  registry: Registry;
+  /** The registry hosts the Services name, in turn (slow proxies in front of `registry`). */
+  hosts: readonly string[];
+  services: number;
+  /** Template changes per Service after its create. */
+  changes: number;
+  /** The creates are spread out: Service i starts i × this after the first. */
+  staggerMs: number;
+  /** Bound on the whole burst, kills and restarts included. */
+  timeoutMs: number;
+}
+
+/** What a Service went through, in order: its templates and the digest its tag stood for at each. */
+interface Step {
+  template: ServiceTemplateSpecInput;
+  repo: string;
+  digest: string;
+}
+
+export interface Tally {
+  services: number;
+  changes: number;
+  tagMoves: number;
+  revisions: number;
+  /** Revisions beyond the first for a (template, digest) a Service went through. */
+  doubleMints: number;
+  /** (template, digest) pairs a Service went through that have no revision. */
+  missing: number;
+  /** Revisions for a (template, digest) the Service never went through. */
+  unexpected: number;
+  /** Services whose status does not name the revision of their last pair, live, accepted for their generation. */
+  wrongStatus: string[];
+}
+
+const TAG = "stable";
+const POLL_MS = 250;
+
+const templateFor = (step: number): ServiceTemplateSpecInput => ({
+  spec: { runtime: { compatibilityDate: "2024-09-01" }, env: [{ name: "STEP", value: String(step) }] },
+});
+
+/** What a revision runs, as naming.ts names it: its spec without the bundle (the template's) and the digest. */
+const runs = (spec: Record<string, unknown>, digest: string) => {
+  const { bundle: _bundle, ...template } = spec;
+  return canonicalJson({ template, digest });
+};
+
+const accepted = (service: Service) =>
+  (service.status?.conditions as { type: string; status: string }[] | undefined)?.find(
+    (condition) => condition.type === "Accepted",
+  );
+
+/** The Service's current generation is minted: status observed it and says Accepted. */
+const settled = (service: Service | undefined) =>
+  service !== undefined &&
+  service.status?.observedGeneration === service.metadata.generation &&
+  accepted(service)?.status === "True";
+
+/** Repeats an idempotent write while the API does not answer (the local server restarting). */
+async function whileUnreachable<T>(write: () => Promise<T>, deadline: number): Promise<T> {
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof TransportError) || Date.now() > deadline) throw error;
+      await sleep(POLL_MS);
+    }
+  }
+}
+
+export class FailoverBurst {
+  private readonly steps = new Map<string, Step[]>();
+  private readonly services = new Map<string, Service>();
+  private written = 0;
+  private settledSteps = 0;
+  private running = true;
+  private readonly deadline: number;
+
+  constructor(
+    private readonly client: Client,
+    private readonly options: BurstOptions,
+  ) {
+    this.deadline = Date.now() + options.timeoutMs;
+  }
+
+  get totalSteps(): number {
+    return this.options.services * (this.options.changes + 1);
+  }
+
+  /** Steps (creates and changes) whose revision status shows minted. */
+  get minted(): number {
+    return this.settledSteps;
+  }
+
+  /** Steps written and not minted yet. */
+  get unminted(): number {
+    return this.written - this.settledSteps;
+  }
+
+  /** Runs every Service's creates and changes; resolves once all are minted. */
+  async run(): Promise<void> {
+    const watching = this.watch();
+    try {
+      await Promise.all(Array.from({ length: this.options.services }, (_, index) => this.service(index)));
+    } finally {
+      this.running = false;
+      await watching;
+    }
+  }
+
+  /** One list of every Service per poll (not one read per Service): what the pipelines wait on. */
+  private async watch(): Promise<void> {
+    while (this.running) {
+      try {
+        for (const service of await this.client.services.listAll())
+          this.services.set(service.metadata.name, service);
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async service(index: number): Promise<void> {
+    const { registry, hosts, changes, staggerMs } = this.options;
+    const name = `app-${index}`;
+    const path = `apps/${name}`;
+    const repo = `${hosts[index % hosts.length]}/${path}`;
+    const steps: Step[] = [];
+    this.steps.set(name, steps);
+    await sleep(index * staggerMs);
+    let digest = await pushArtifact(registry, { path, tag: TAG, content: `${name} 0` });
+    const createToken = newCreateToken();
+    steps.push({ template: templateFor(0), repo, digest });
+    this.written++;
+    await whileUnreachable(
+      () =>
+        this.client.services.create(
+          {
+            apiVersion: KINDS.Service.apiVersion,
+            kind: "Service",
+            metadata: { name },
+            spec: { source: { oci: { repo, tag: TAG } }, template: templateFor(0) },
+          },
+          { createToken },
+        ),
+      this.deadline,
+    );
+    for (let step = 1; step <= changes; step++) {
+      await this.untilSettled(name, step);
+      if (step % 2 === 0)
+        digest = await pushArtifact(registry, { path, tag: TAG, content: `${name} ${step}` });
+      steps.push({ template: templateFor(step), repo, digest });
+      this.written++;
+      // A merge patch setting the same template is the same write again: safe to repeat after a lost answer.
+      const patch = { spec: { template: templateFor(step) } };
+      await whileUnreachable(() => this.client.services.patch(name, patch, { type: "merge" }), this.deadline);
+    }
+    await this.untilSettled(name, changes + 1);
+  }
+
+  /** Until the Service's `generation` is minted (its status says so). */
+  private async untilSettled(name: string, generation: number): Promise<void> {
+    for (;;) {
+      const service = this.services.get(name);
+      if (settled(service) && (service?.metadata.generation ?? 0) >= generation) break;
+      if (Date.now() > this.deadline)
+        throw new Error(
+          `${name}: generation ${generation} not minted within ${this.options.timeoutMs / 1000} s; status ${JSON.stringify(service?.status)}`,
+        );
+      await sleep(POLL_MS);
+    }
+    this.settledSteps++;
+  }
+
+  /** Every Service's revisions, counted by (template, digest) against the pairs it went through. */
+  async tally(): Promise<Tally> {
+    const services = await this.client.services.listAll();
+    const revisions = await this.client.serviceRevisions.listAll();
+    const tally: Tally = {
+      services: services.length,
+      changes: this.options.services * this.options.changes,
+      tagMoves: this.options.services * Math.floor(this.options.changes / 2),
+      revisions: revisions.length,
+      doubleMints: 0,
+      missing: 0,
+      unexpected: 0,
+      wrongStatus: [],
+    };
+    for (const service of services) {
+      const steps = this.steps.get(service.metadata.name) ?? [];
+      const wanted = steps.map(({ template, repo, digest }) =>
+        runs(applyDefaults("ServiceRevision", { ...template.spec, bundle: { repo, digest } }), digest),
+      );
+      const byRuns = new Map<string, ServiceRevision[]>();
+      for (const revision of revisions) {
+        if (!revision.metadata.ownerReferences?.some((owner) => owner.uid === service.metadata.uid)) continue;
+        const key = runs(
+          revision.spec as unknown as Record<string, unknown>,
+          revision.spec.bundle.digest ?? "",
+        );
+        byRuns.set(key, [...(byRuns.get(key) ?? []), revision]);
+      }
+      for (const [key, minted] of byRuns) {
+        if (!wanted.includes(key)) tally.unexpected += minted.length;
+        else tally.doubleMints += minted.length - 1;
+      }
+      tally.missing += wanted.filter((key) => !byRuns.has(key)).length;
+      const last = byRuns.get(wanted.at(-1) ?? "")?.[0]?.metadata.name;
+      const { status } = service;
+      if (
+        last === undefined ||
+        status?.latestRevision !== last ||
+        status?.liveRevision !== last ||
+        !settled(service)
+      )
+        tally.wrongStatus.push(`${service.metadata.name}: ${JSON.stringify(status)}`);
+    }
+    return tally;
+  }
+}
+
+/** The figures line of one run, as docs/kubernetes.md quotes it. */
+export function figures(
+  backend: string,
+  setup: string,
+  kills: string,
+  tally: Tally,
+  recovery: string,
+): string {
+  return `failover(${backend}): ${setup}, ${kills}, ${tally.services} Services, ${tally.changes} template changes (${tally.tagMoves} with the tag moved), ${tally.revisions} revisions, double mints ${tally.doubleMints}, missing ${tally.missing}, unexpected ${tally.unexpected}, ${recovery}`;
+}
