@@ -3,7 +3,7 @@
 // esModuleInterop, no skipLibCheck), outside the repository. What is shipped, `tsc` under each module setting,
 // the bins (`exampledev-server`, `exampledev-plugin`), up and destroy through the CLI with the project's own
 // TypeScript, `pulumi import` with the plugin the bin installed, and a Node too old for the dependencies.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,89 +12,20 @@ import { REQUIRED_NODE } from "../../sdk/shared/node-version";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 import { installUserProgram, SERVER_PACKAGE, type UserProgram } from "../helpers/user-program";
+import {
+  type BinServer,
+  filesUnder,
+  node20,
+  relativeSpecifiers,
+  resolvesIn,
+  startBinServer,
+  stopGroup,
+} from "./package-install-helpers";
 
 const REPO = path.resolve(__dirname, "../..");
 const FIXTURE = path.join(__dirname, "fixtures/package-install");
 const ROOT_MANIFEST = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
 const PACKAGE_DIR = (project: string) => path.join(project, "node_modules/@exampledev/pulumi");
-
-/** A Node 20 (Debian's `nodejs` package), installed with apt-get where none is on the machine. */
-function node20(): string {
-  const candidates = ["/usr/bin/node", "/bin/node", "/usr/local/bin/node"];
-  const found = () =>
-    candidates.find((node) => {
-      const run = spawnSync(node, ["--version"], { encoding: "utf8" });
-      return run.status === 0 && run.stdout.startsWith("v20.");
-    });
-  const existing = found();
-  if (existing) return existing;
-  execFileSync("bash", ["-c", "apt-get update -qq && apt-get install -y -qq nodejs"], { stdio: "inherit" });
-  const installed = found();
-  if (!installed) throw new Error("no Node 20 after apt-get install nodejs");
-  return installed;
-}
-
-/** Every file under `dir`, as paths relative to it with `/`. */
-function filesUnder(dir: string, prefix = ""): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? filesUnder(path.join(dir, entry.name), `${prefix}${entry.name}/`)
-      : [`${prefix}${entry.name}`],
-  );
-}
-
-/** The relative specifiers a compiled file requires (`.js`) or imports (`.d.ts`). */
-function relativeSpecifiers(text: string): string[] {
-  const found = [...text.matchAll(/(?:require\(|from |import\(|import )"(\.{1,2}\/[^"]*)"/g)].map(
-    (m) => m[1] ?? "",
-  );
-  return found.filter((specifier) => specifier !== "");
-}
-
-function resolvesIn(files: Set<string>, from: string, specifier: string, declaration: boolean): boolean {
-  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
-  const extensions = declaration ? [".d.ts", "/index.d.ts", ""] : ["", ".js", ".json", "/index.js"];
-  return extensions.some((extension) => files.has(`${base}${extension}`));
-}
-
-/** The server `npx exampledev-server` started, its URL read from the line it prints once ready. */
-interface BinServer {
-  url: string;
-  process: ChildProcess;
-  output: () => string;
-}
-
-function startBinServer(cwd: string, env: NodeJS.ProcessEnv): Promise<BinServer> {
-  const child = spawn("npx", ["exampledev-server", "--memory", "--port", "0"], {
-    cwd,
-    env,
-    detached: true, // its own process group: npx does not pass SIGTERM on, so the test stops the group
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" in 30 s:\n${output}`)), 30_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /^listening on (http:\/\/\S+)$/m.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, process: child, output: () => output });
-      }
-    };
-    child.stdout.on("data", read);
-    child.stderr.on("data", read);
-    child.on("exit", (code) => reject(new Error(`exampledev-server exited (${code}):\n${output}`)));
-  });
-}
-
-function stopGroup(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.on("exit", () => resolve());
-    process.kill(-(child.pid as number), "SIGTERM");
-  });
-}
 
 describe("the package from npm pack in a new project", () => {
   let program: UserProgram;
