@@ -5,7 +5,7 @@ export { type Client, type ClientOptions, createClient } from "./client";
 export type { Lease, LeaseClient, LeaseSpec } from "./leases";
 export { CREATE_TOKEN_ANNOTATION, createTokenOf, newCreateToken, withCreateToken } from "./own-create";
 export type { RetryOptions } from "./retry";
-export type { Sleep } from "./transport";
+export type { ConnectionOptions, Sleep } from "./transport";
 export type {
   ApiObject,
   ApplyConfiguration,
