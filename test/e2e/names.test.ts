@@ -9,6 +9,7 @@ import { installPlugin } from "../../scripts/native/plugin-install";
 import type { Client } from "../../sdk/client";
 import { kindOfTypeToken } from "../../sdk/resources/type-tokens";
 import { BACKENDS, type Backend, startBackend } from "../helpers/backends";
+import { collectOutput } from "../helpers/child-output";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { pushArtifact, type Registry, startRegistry } from "../helpers/registry";
 
@@ -25,23 +26,12 @@ interface PlannedStep {
  */
 async function planned(t: TestStack): Promise<Map<string, PlannedStep>> {
   // Not spawnSync: the local server answers from this process.
-  const child = spawn("pulumi", ["preview", "--json", "--show-sames", "--stack", t.stack.name], {
-    cwd: t.dir,
-    env: { ...process.env, ...t.env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const status = await new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", resolve);
-  });
-  const run = { status, stdout, stderr };
+  const run = await collectOutput(
+    spawn("pulumi", ["preview", "--json", "--show-sames", "--stack", t.stack.name], {
+      cwd: t.dir,
+      env: { ...process.env, ...t.env },
+    }),
+  );
   expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
   const steps = (JSON.parse(run.stdout).steps ?? []) as {
     op: string;
