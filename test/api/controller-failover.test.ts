@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, createClient } from "../../sdk/client";
 import { freePorts, until } from "../helpers/controller-process";
-import { FailoverBurst, figures } from "../helpers/failover-burst";
+import { FAILOVER_PLAN, FailoverBurst, figures } from "../helpers/failover-burst";
 import { type Registry, type SlowManifests, slowManifests, startRegistry } from "../helpers/registry";
 import { type ServerProcess, spawnServer } from "../helpers/server-process";
 
@@ -17,18 +17,6 @@ import { type ServerProcess, spawnServer } from "../helpers/server-process";
  * The burst's writes ride through the restarts (repeated while the port refuses).
  */
 
-/**
- * 60 Services × (a create and 2 changes) is 180 revisions owed, each one tag resolution of 0.5 to 2 s: with 4
- * slow hosts (4 calls each at once, lanes.ts) about 15 s of resolving, so both kills land mid-burst, with
- * calls out and writes unminted, as on kube (test/kube/controller-failover.test.ts).
- */
-const SERVICES = 60;
-const CHANGES = 2;
-const HOSTS = 4;
-const DELAY = { minMs: 500, maxMs: 2_000 };
-/** The kills land once this share of the burst is minted, the first and the second. */
-const KILL_AT = [0.25, 0.55];
-
 describe("the local server killed with -9 during a burst, restarted on its store", () => {
   let registry: Registry;
   const hosts: SlowManifests[] = [];
@@ -36,7 +24,8 @@ describe("the local server killed with -9 during a burst, restarted on its store
 
   beforeAll(async () => {
     registry = await startRegistry();
-    for (let seed = 1; seed <= HOSTS; seed++) hosts.push(await slowManifests(registry, { ...DELAY, seed }));
+    for (let seed = 1; seed <= FAILOVER_PLAN.hosts; seed++)
+      hosts.push(await slowManifests(registry, { ...FAILOVER_PLAN.delay, seed }));
     dir = await mkdtemp(path.join(tmpdir(), "controller-failover-"));
   });
   afterAll(async () => {
@@ -57,15 +46,12 @@ describe("the local server killed with -9 during a burst, restarted on its store
     const burst = new FailoverBurst(client, {
       registry,
       hosts: hosts.map(({ host }) => host),
-      services: SERVICES,
-      changes: CHANGES,
-      staggerMs: 100,
       timeoutMs: 120_000,
     });
     const done = burst.run();
     const kills: { calls: number; unminted: number; restartMs: number }[] = [];
     const logs: string[] = [];
-    for (const share of KILL_AT) {
+    for (const share of FAILOVER_PLAN.killAt) {
       await until("the controller to be minting with registry calls out", async () =>
         burst.minted >= share * burst.totalSteps && inFlight() > 0 ? true : undefined,
       );
@@ -94,13 +80,13 @@ describe("the local server killed with -9 during a burst, restarted on its store
     );
 
     expect(tally).toMatchObject({
-      services: SERVICES,
+      services: FAILOVER_PLAN.services,
       doubleMints: 0,
       missing: 0,
       unexpected: 0,
       wrongStatus: [],
     });
-    expect(tally.revisions).toBe(SERVICES * (CHANGES + 1));
+    expect(tally.revisions).toBe(burst.totalSteps);
     for (const { calls, unminted } of kills) {
       expect(calls).toBeGreaterThan(0);
       expect(unminted).toBeGreaterThan(0);

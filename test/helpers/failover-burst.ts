@@ -14,16 +14,30 @@ import {
 import { applyDefaults, KINDS, type ServiceTemplateSpecInput } from "../../sdk/schema";
 import { pushArtifact, type Registry } from "./registry";
 
+/**
+ * The numbers both failover tests run (kube-apiserver and the local server). 40 Services × (a create and 2
+ * changes) is 120 revisions owed, each one tag resolution held 0.5 to 2 s by the slow registry: with 4 slow
+ * hosts (4 calls each at once, controller/lanes.ts) the burst resolves for about 15 s, so both kills land
+ * mid-burst with calls out and writes unminted, and a kube file with its two takeovers (15 s each at least)
+ * stays under 90 s on a loaded machine.
+ */
+export const FAILOVER_PLAN = {
+  services: 40,
+  /** Template changes per Service after its create. */
+  changes: 2,
+  /** The creates are spread out: Service i starts i × this after the first. */
+  staggerMs: 100,
+  hosts: 4,
+  delay: { minMs: 500, maxMs: 2_000 },
+  /** The kills land once this share of the burst is minted, the first and the second. */
+  killAt: [0.25, 0.55],
+} as const;
+
 export interface BurstOptions {
   /** Where the tags are pushed. */
   registry: Registry;
   /** The registry hosts the Services name, in turn (slow proxies in front of `registry`). */
   hosts: readonly string[];
-  services: number;
-  /** Template changes per Service after its create. */
-  changes: number;
-  /** The creates are spread out: Service i starts i × this after the first. */
-  staggerMs: number;
   /** Bound on the whole burst, kills and restarts included. */
   timeoutMs: number;
 }
@@ -102,7 +116,7 @@ export class FailoverBurst {
   }
 
   get totalSteps(): number {
-    return this.options.services * (this.options.changes + 1);
+    return FAILOVER_PLAN.services * (FAILOVER_PLAN.changes + 1);
   }
 
   /** Steps (creates and changes) whose revision status shows minted. */
@@ -119,7 +133,7 @@ export class FailoverBurst {
   async run(): Promise<void> {
     const watching = this.watch();
     try {
-      await Promise.all(Array.from({ length: this.options.services }, (_, index) => this.service(index)));
+      await Promise.all(Array.from({ length: FAILOVER_PLAN.services }, (_, index) => this.service(index)));
     } finally {
       this.running = false;
       await watching;
@@ -140,7 +154,8 @@ export class FailoverBurst {
   }
 
   private async service(index: number): Promise<void> {
-    const { registry, hosts, changes, staggerMs } = this.options;
+    const { registry, hosts } = this.options;
+    const { changes, staggerMs } = FAILOVER_PLAN;
     const name = `app-${index}`;
     const path = `apps/${name}`;
     const repo = `${hosts[index % hosts.length]}/${path}`;
@@ -197,8 +212,8 @@ export class FailoverBurst {
     const revisions = await this.client.serviceRevisions.listAll();
     const tally: Tally = {
       services: services.length,
-      changes: this.options.services * this.options.changes,
-      tagMoves: this.options.services * Math.floor(this.options.changes / 2),
+      changes: FAILOVER_PLAN.services * FAILOVER_PLAN.changes,
+      tagMoves: FAILOVER_PLAN.services * Math.floor(FAILOVER_PLAN.changes / 2),
       revisions: revisions.length,
       doubleMints: 0,
       missing: 0,

@@ -4,7 +4,7 @@ import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type Client, createClient, type Lease } from "../../sdk/client";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 import { type ControllerProcess, pidOf, spawnController, until } from "../helpers/controller-process";
-import { FailoverBurst, figures } from "../helpers/failover-burst";
+import { FAILOVER_PLAN, FailoverBurst, figures } from "../helpers/failover-burst";
 import { type Registry, type SlowManifests, slowManifests, startRegistry } from "../helpers/registry";
 
 /**
@@ -17,17 +17,6 @@ import { type Registry, type SlowManifests, slowManifests, startRegistry } from 
  */
 
 const REPLICAS = 3;
-/**
- * 60 Services × (a create and 2 changes) is 180 revisions owed, each one tag resolution of 0.5 to 2 s: with 4
- * slow hosts (4 calls each at once, lanes.ts) about 15 s of resolving, so both kills land mid-burst, with
- * calls out and writes unminted, and the file stays near a minute (two takeovers are 15 s each at least).
- */
-const SERVICES = 60;
-const CHANGES = 2;
-const HOSTS = 4;
-const DELAY = { minMs: 500, maxMs: 2_000 };
-/** The kills land once this share of the burst is minted, the first and the second. */
-const KILL_AT = [0.25, 0.55];
 /** The spec's "within about 15 s" (lease duration, then the next try), with room for a loaded machine. */
 const TAKEOVER_BOUND_MS = 25_000;
 
@@ -61,7 +50,8 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
   beforeAll(async () => {
     [api, registry] = await Promise.all([startKubeApi(), startRegistry()]);
     admin = createClient({ baseUrl: api.url, token: api.token, ca: api.caCert });
-    for (let seed = 1; seed <= HOSTS; seed++) hosts.push(await slowManifests(registry, { ...DELAY, seed }));
+    for (let seed = 1; seed <= FAILOVER_PLAN.hosts; seed++)
+      hosts.push(await slowManifests(registry, { ...FAILOVER_PLAN.delay, seed }));
   });
   afterAll(async () => {
     for (const { child } of replicas)
@@ -90,15 +80,12 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
     const burst = new FailoverBurst(admin, {
       registry,
       hosts: hosts.map(({ host }) => host),
-      services: SERVICES,
-      changes: CHANGES,
-      staggerMs: 100,
       timeoutMs: 150_000,
     });
     const done = burst.run();
     const kills: { calls: number; unminted: number; takeoverMs: number }[] = [];
     const killed: ControllerProcess[] = [];
-    for (const share of KILL_AT) {
+    for (const share of FAILOVER_PLAN.killAt) {
       // Killed while the burst is partway and the leader has registry calls out.
       await until("the leader to be minting with registry calls out", async () =>
         burst.minted >= share * burst.totalSteps && inFlight() > 0 ? true : undefined,
@@ -130,14 +117,14 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
     );
 
     expect(tally).toMatchObject({
-      services: SERVICES,
+      services: FAILOVER_PLAN.services,
       doubleMints: 0,
       missing: 0,
       unexpected: 0,
       wrongStatus: [],
     });
-    expect(tally.revisions).toBe(SERVICES * (CHANGES + 1));
-    expect((await lease())?.spec.leaseTransitions).toBe(KILL_AT.length);
+    expect(tally.revisions).toBe(burst.totalSteps);
+    expect((await lease())?.spec.leaseTransitions).toBe(FAILOVER_PLAN.killAt.length);
     for (const { calls, unminted, takeoverMs } of kills) {
       expect(calls).toBeGreaterThan(0);
       expect(unminted).toBeGreaterThan(0);
