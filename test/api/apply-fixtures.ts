@@ -1,5 +1,6 @@
+import { afterEach, beforeEach } from "vitest";
 import type { KindName } from "../../sdk/schema";
-import { type Json, manifest, pathOf, type TestServer } from "../helpers/server";
+import { type Json, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { DIGEST } from "./fixtures";
 
 // What the server-side apply tests share: content types, a Service a manager applies, managedFields entries.
@@ -33,8 +34,19 @@ export function entry(object: Json, manager: string, operation = "Apply") {
   );
 }
 
-/** Server-side apply on the server `server()` answers, by the manager `a` unless `query` names another. */
-export function applier(server: () => TestServer) {
+/**
+ * A fresh server for each test, handed to `use` (and closed after the test), and server-side apply on it by
+ * the manager `a` unless `query` names another.
+ */
+export function applyServer(use: (server: TestServer) => void) {
+  let server: TestServer | undefined;
+  beforeEach(async () => {
+    server = await startTestServer();
+    use(server);
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
   return (
     kind: KindName,
     name: string,
@@ -42,7 +54,7 @@ export function applier(server: () => TestServer) {
     query = "fieldManager=a",
     headers: Record<string, string> = {},
   ) =>
-    server().call("PATCH", `${pathOf(kind, name)}${query ? `?${query}` : ""}`, {
+    (server as TestServer).call("PATCH", `${pathOf(kind, name)}${query ? `?${query}` : ""}`, {
       body,
       contentType: APPLY,
       headers,

@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
-import { applier, entry, MERGE, service } from "./apply-fixtures";
+import { describe, expect, it } from "vitest";
+import { manifest, pathOf, type TestServer } from "../helpers/server";
+import { applyServer, entry, MERGE, service } from "./apply-fixtures";
 
 describe("server-side apply", () => {
   let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer();
+  const apply = applyServer((started) => {
+    server = started;
   });
-  afterEach(async () => {
-    await server?.close();
-  });
-  const apply = applier(() => server);
 
   describe("two managers", () => {
     it("share a map-list by name: each owns its items, and dropping one leaves the other's", async () => {

@@ -1,18 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KINDS } from "../../sdk/schema";
-import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
-import { applier, entry, MERGE, REPO, RFC3339, service } from "./apply-fixtures";
+import { manifest, pathOf, type TestServer } from "../helpers/server";
+import { applyServer, entry, MERGE, REPO, RFC3339, service } from "./apply-fixtures";
 import { DIGEST, SECRETS } from "./fixtures";
 
 describe("server-side apply", () => {
   let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer();
+  const apply = applyServer((started) => {
+    server = started;
   });
-  afterEach(async () => {
-    await server?.close();
-  });
-  const apply = applier(() => server);
 
   describe("creates and updates", () => {
     it("creates a missing object (201) and records the manager's fields as an Apply entry", async () => {

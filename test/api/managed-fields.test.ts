@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Json, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
-import { applier, entry, RFC3339 } from "./apply-fixtures";
+import { describe, expect, it } from "vitest";
+import { type Json, manifest, pathOf, type TestServer } from "../helpers/server";
+import { applyServer, entry, RFC3339 } from "./apply-fixtures";
 
 describe("managed fields", () => {
   let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer();
+  const apply = applyServer((started) => {
+    server = started;
   });
-  afterEach(async () => {
-    await server?.close();
-  });
-  const apply = applier(() => server);
 
   describe("other writes record their manager (operation Update)", () => {
     const userAgent = { "user-agent": "my-tool/1.2.3 (linux/amd64) build/abc" };

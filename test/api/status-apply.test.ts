@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KINDS } from "../../sdk/schema";
-import { manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
+import { manifest, pathOf, type TestServer } from "../helpers/server";
 import { VALID_SPECS } from "./fixtures";
-import { APPLY, entryOf, JSON_PATCH, MERGE, statusOf, statusWrites } from "./status-fixtures";
+import { APPLY, entryOf, JSON_PATCH, MERGE, statusOf, statusServer } from "./status-fixtures";
 
 const { apiVersion } = KINDS.Proxy;
 
@@ -12,13 +12,9 @@ const { apiVersion } = KINDS.Proxy;
  */
 describe("the status subresource", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  const { fresh, create } = statusServer((started) => {
+    server = started;
   });
-  afterAll(async () => {
-    await server?.close();
-  });
-  const { fresh, create } = statusWrites(() => server);
 
   describe("server-side apply", () => {
     const config = (name: string, status: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KINDS } from "../../sdk/schema";
-import { type Json, manifest, pathOf, startTestServer, type TestServer, warningsOf } from "../helpers/server";
+import { type Json, manifest, pathOf, type TestServer, warningsOf } from "../helpers/server";
 import { openWatch } from "../helpers/watch";
 import { VALID_SPECS } from "./fixtures";
-import { APPLY, entryOf, JSON_PATCH, MERGE, statusOf, statusWrites } from "./status-fixtures";
+import { APPLY, entryOf, JSON_PATCH, MERGE, statusOf, statusServer } from "./status-fixtures";
 
 const { apiVersion } = KINDS.Proxy;
 
@@ -14,13 +14,9 @@ const { apiVersion } = KINDS.Proxy;
  */
 describe("the status subresource", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  const { fresh, create } = statusServer((started) => {
+    server = started;
   });
-  afterAll(async () => {
-    await server?.close();
-  });
-  const { fresh, create } = statusWrites(() => server);
 
   it("GET answers the object, as a Table when asked, and 404 for a missing one", async () => {
     const name = fresh("get");

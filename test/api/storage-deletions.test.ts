@@ -8,24 +8,12 @@ import { KINDS } from "../../sdk/schema";
 import { openStore, type WatchEvent } from "../../server/storage";
 import { Store } from "../../server/storage/store";
 import type { Journal } from "../../server/storage/types";
-import {
-  closeAfterEachTest,
-  factories,
-  type OnListenerError,
-  proxy,
-  reasonOf,
-  stores,
-  tempDir,
-} from "./storage-fixtures";
+import { closeAfterEachTest, factories, opener, proxy, reasonOf, stores, tempDir } from "./storage-fixtures";
 
 closeAfterEachTest();
 
 describe.each(Object.entries(factories))("the %s ObjectStore's deletions", (_name, open) => {
-  const fresh = (onListenerError?: OnListenerError) => {
-    const store = open(onListenerError);
-    stores.push(store);
-    return store;
-  };
+  const fresh = opener(open);
 
   it("deletes only when the preconditions hold, checking and removing in one step", () => {
     const store = fresh();

@@ -44,6 +44,15 @@ export function tempDir(): string {
 }
 
 export type OnListenerError = (error: unknown) => void;
+
+/** A store from `open`, closed after the test. */
+export function opener(open: (onListenerError?: OnListenerError) => ObjectStore) {
+  return (onListenerError?: OnListenerError) => {
+    const store = open(onListenerError);
+    stores.push(store);
+    return store;
+  };
+}
 export const factories = {
   memory: (onListenerError?: OnListenerError) => openStore("memory", onListenerError),
   sqlite: (onListenerError?: OnListenerError) => openStore({ dir: tempDir() }, onListenerError),

@@ -2,24 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { ApiObject } from "../../sdk/client/types";
 import { KINDS } from "../../sdk/schema";
 import { type ObjectStore, openStore, type WatchEvent } from "../../server/storage";
-import {
-  closeAfterEachTest,
-  factories,
-  type OnListenerError,
-  proxy,
-  reasonOf,
-  stores,
-  tempDir,
-} from "./storage-fixtures";
+import { closeAfterEachTest, factories, opener, proxy, reasonOf, stores, tempDir } from "./storage-fixtures";
 
 closeAfterEachTest();
 
 describe.each(Object.entries(factories))("the %s ObjectStore", (_name, open) => {
-  const fresh = (onListenerError?: OnListenerError) => {
-    const store = open(onListenerError);
-    stores.push(store);
-    return store;
-  };
+  const fresh = opener(open);
 
   it("sets uid, resourceVersion, generation 1 and creationTimestamp on create", () => {
     const created = fresh().create("Proxy", proxy("a", { provider: "cloud" }));

@@ -47,9 +47,21 @@ export async function startWebhookProcess(
   return { child, url };
 }
 
+/** The AdmissionReview kube-apiserver sends the webhook about a Proxy: `request` with the Proxy's kind. */
+export function proxyReview({
+  uid,
+  ...request
+}: { uid: string; operation: string } & Record<string, unknown>): string {
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: { uid, kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" }, ...request },
+  });
+}
+
 /**
- * An AdmissionReview of an UPDATE (dry run) of a Proxy whose object and old object each carry a string of
- * the given length: the largest reviews, which call no cluster (no secret fields).
+ * A review of an UPDATE (dry run) of a Proxy whose object and old object each carry a string of the given
+ * length: the largest reviews, which call no cluster (no secret fields).
  */
 export function largeProxyReview(uid: string, objectBytes: number, oldObjectBytes: number): string {
   const proxy = (bytes: number) => ({
@@ -58,17 +70,12 @@ export function largeProxyReview(uid: string, objectBytes: number, oldObjectByte
     metadata: { name: "big", uid: "u-big", resourceVersion: "1" },
     spec: { telemetry: { accessLogs: { json: { seed: "x".repeat(bytes) } } } },
   });
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
-      operation: "UPDATE",
-      dryRun: true,
-      object: proxy(objectBytes),
-      oldObject: proxy(oldObjectBytes),
-    },
+  return proxyReview({
+    uid,
+    operation: "UPDATE",
+    dryRun: true,
+    object: proxy(objectBytes),
+    oldObject: proxy(oldObjectBytes),
   });
 }
 

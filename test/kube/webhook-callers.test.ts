@@ -8,6 +8,7 @@ import type { RawClient } from "../../sdk/client/raw";
 import { apiErrorFromResponse } from "../../sdk/errors";
 import { SECRET_ANNOTATION } from "../../sdk/schema";
 import { type AdmissionServer, startAdmissionServer, WEBHOOK_CLIENT_USER } from "../../webhook/server";
+import { proxyReview } from "../helpers/webhook-process";
 
 /**
  * Who the webhook answers, and how many at once, over HTTPS with certificates from the environment's PKI
@@ -39,21 +40,16 @@ const client: RawClient = {
 };
 
 const update = (uid: string) =>
-  JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "core.example.dev", version: "v1alpha2", kind: "Proxy" },
-      operation: "UPDATE",
-      object: { apiVersion: "core.example.dev/v1alpha2", kind: "Proxy", metadata: { name: "p" }, spec: {} },
-      // Names another object's Secret: the webhook asks the cluster for the stored object first.
-      oldObject: {
-        apiVersion: "core.example.dev/v1alpha2",
-        kind: "Proxy",
-        metadata: { name: "p", uid: "u", annotations: { [SECRET_ANNOTATION]: "proxies.victim-abcde" } },
-        spec: {},
-      },
+  proxyReview({
+    uid,
+    operation: "UPDATE",
+    object: { apiVersion: "core.example.dev/v1alpha2", kind: "Proxy", metadata: { name: "p" }, spec: {} },
+    // Names another object's Secret: the webhook asks the cluster for the stored object first.
+    oldObject: {
+      apiVersion: "core.example.dev/v1alpha2",
+      kind: "Proxy",
+      metadata: { name: "p", uid: "u", annotations: { [SECRET_ANNOTATION]: "proxies.victim-abcde" } },
+      spec: {},
     },
   });
 
