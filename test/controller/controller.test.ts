@@ -19,6 +19,7 @@ import {
   withSpec,
   writeStatus,
 } from "./fixtures";
+import { startUnavailableRegistry } from "./unavailable-registry";
 
 let running: { controller: Controller; store: ObjectStore }[] = [];
 afterEach(async () => {
@@ -105,23 +106,17 @@ describe("startController", () => {
   });
 
   it("waits for the backoff before asking a failing registry again, whatever its own status write", async () => {
-    let requests = 0;
-    const registry = createServer((_request, response) => {
-      requests++;
-      response.writeHead(503).end();
-    });
-    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    const registry = await startUnavailableRegistry();
     try {
-      const { port } = registry.address() as AddressInfo;
       const store = recordingStore().store;
       let requestsWhenReported: number | undefined;
       // The failure, not the wait before it (a status that says the registry has not answered yet).
       store.subscribe((event) => {
         const conditions = (event.object.status?.conditions ?? []) as { reason?: string }[];
         if (event.kind === "Service" && conditions.some((c) => c.reason === "BundleResolutionFailed"))
-          requestsWhenReported ??= requests;
+          requestsWhenReported ??= registry.requests();
       });
-      createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
+      createService(store, "web", ociService({ oci: { repo: registry.repo, tag: "v1" } }));
       const controller = startController({
         cluster: storeCluster(store),
         backoff: { baseDelayMs: 3_600_000 },
@@ -131,10 +126,9 @@ describe("startController", () => {
 
       expect(condition(store, "web", "Accepted")?.reason).toBe("BundleResolutionFailed");
       expect(requestsWhenReported).toBeGreaterThan(0);
-      expect(requests).toBe(requestsWhenReported);
+      expect(registry.requests()).toBe(requestsWhenReported);
     } finally {
-      registry.closeAllConnections();
-      await new Promise<void>((resolve) => registry.close(() => resolve()));
+      await registry.close();
     }
   });
 

@@ -18,6 +18,7 @@ import {
   writeStatus,
 } from "./fixtures";
 import { syncSetUp } from "./sync-setup";
+import { startUnavailableRegistry } from "./unavailable-registry";
 
 const setUp = syncSetUp();
 
@@ -267,36 +268,29 @@ describe("syncService", () => {
   });
 
   it("while a retry is pending, reports a registry failure for the Service as it stands without asking again", async () => {
-    let requests = 0;
-    const registry = createServer((_request, response) => {
-      requests++;
-      response.writeHead(503).end();
-    });
-    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    const registry = await startUnavailableRegistry();
     try {
       const { store, take, sync } = setUp(["default"], { resolve: { retries: 0 } });
-      const { port } = registry.address() as AddressInfo;
-      createService(store, "web", ociService({ oci: { repo: `127.0.0.1:${port}/team/app`, tag: "v1" } }));
+      createService(store, "web", ociService({ oci: { repo: registry.repo, tag: "v1" } }));
 
       expect(await sync.syncService("web")).toEqual({ retry: true });
       expect(condition(store, "web", "Accepted")?.reason).toBe("BundleResolutionFailed");
-      const asked = requests;
+      const asked = registry.requests();
       expect(asked).toBeGreaterThan(0);
       take();
       const version = store.resourceVersion();
 
       // The sync its own status write queues, while the backoff runs: same answer, nothing written.
       expect(await sync.syncService("web", { retryPending: true })).toEqual({ retry: true });
-      expect(requests).toBe(asked);
+      expect(registry.requests()).toBe(asked);
       expect(store.resourceVersion()).toBe(version);
 
       // The retry itself asks again.
       expect(await sync.syncService("web")).toEqual({ retry: true });
-      expect(requests).toBeGreaterThan(asked);
+      expect(registry.requests()).toBeGreaterThan(asked);
       expect(take()).toEqual([]);
     } finally {
-      registry.closeAllConnections();
-      await new Promise<void>((resolve) => registry.close(() => resolve()));
+      await registry.close();
     }
   });
 
