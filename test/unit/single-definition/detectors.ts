@@ -49,13 +49,22 @@ export const SOURCES: Source[] = [
   .flatMap(sourceFiles)
   .map((file) => parse(file, readFileSync(join(ROOT, file), "utf8")));
 
+// Each detector walks every file and prints its functions: the walks and the printed code are kept, so the
+// scan of the whole tree reads each once (printing is most of its time).
+const walked = new WeakMap<Source, ts.Node[]>();
+const printed = new WeakMap<ts.Node, string>();
+const printer = ts.createPrinter({ removeComments: true });
+
 export function nodes(source: Source): ts.Node[] {
+  const known = walked.get(source);
+  if (known) return known;
   const all: ts.Node[] = [];
   const visit = (node: ts.Node) => {
     all.push(node);
     ts.forEachChild(node, visit);
   };
   visit(source.tree);
+  walked.set(source, all);
   return all;
 }
 
@@ -92,10 +101,23 @@ export function declarations(source: Source): Declaration[] {
   });
 }
 
+/**
+ * Whether a node's text, comments included, has every word: what its code must have to match, checked
+ * before printing the code (the printer keeps every token, so nothing that would match is passed over).
+ */
+function mentions(node: ts.Node, ...words: string[]): boolean {
+  const text = node.getText();
+  return words.every((word) => text.includes(word));
+}
+
 /** A node's code without its comments. */
 function code(node: ts.Node): string {
-  const printer = ts.createPrinter({ removeComments: true });
-  return printer.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile());
+  let text = printed.get(node);
+  if (text === undefined) {
+    text = printer.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile());
+    printed.set(node, text);
+  }
+  return text;
 }
 
 // --- the detectors: each returns "file: what" for every second definition it finds -----------------------
@@ -111,7 +133,7 @@ function recordChecks(source: Source): string[] {
     .map(({ name }) => `${source.file}: declares ${name}`);
   const bodies = nodes(source)
     .filter(isFunctionLike)
-    .filter((node) => RECORD_CHECK.test(code(node)))
+    .filter((node) => mentions(node, "typeof", "null", "isArray") && RECORD_CHECK.test(code(node)))
     .map((node) => `${source.file}: tests for a JSON object by hand (${code(node).split("\n")[0]})`);
   return [...new Set([...named, ...bodies])];
 }
@@ -196,6 +218,7 @@ function retryPolicies(source: Source): string[] {
   const parsers = nodes(source)
     .filter(isFunctionLike)
     .filter((node) => {
+      if (!mentions(node, "Date.parse", "\\d+")) return false;
       const text = code(node);
       return text.includes("Date.parse(") && text.includes("\\d+");
     })
@@ -203,6 +226,7 @@ function retryPolicies(source: Source): string[] {
   const backoffs = nodes(source)
     .filter(isFunctionLike)
     .filter((node) => {
+      if (!mentions(node, "**")) return false;
       const text = code(node);
       return /\b2 \*\* /.test(text) && /random\(\)|Math\.min\(/.test(text);
     })
