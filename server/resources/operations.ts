@@ -1,6 +1,3 @@
-import type { ApiObject } from "../../sdk/client/types";
-import { badRequest, conflict, invalid, notFound } from "../../sdk/errors/server-errors";
-import { KINDS, type KindName } from "../../sdk/schema";
 import {
   admitForStore,
   admitStatus,
@@ -9,6 +6,9 @@ import {
   readEnvelope,
   withDrainFinalizer,
 } from "../../admission";
+import type { ApiObject } from "../../sdk/client/types";
+import { badRequest, conflict, invalid, notFound } from "../../sdk/errors/server-errors";
+import { KINDS, type KindName } from "../../sdk/schema";
 import { isRecord } from "../records";
 import { checkPreconditions, type ObjectStore } from "../storage";
 import { type Applied, type ApplyOptions, applyObject, applyStatus } from "./apply";

@@ -1,7 +1,4 @@
 import { isDeepStrictEqual } from "node:util";
-import type { ApiObject } from "../../../sdk/client/types";
-import { conflict, notFound } from "../../../sdk/errors/server-errors";
-import { KINDS, type KindName } from "../../../sdk/schema";
 import {
   admitForStore,
   admitStatus,
@@ -9,6 +6,9 @@ import {
   readEnvelope,
   withDrainFinalizer,
 } from "../../../admission";
+import type { ApiObject } from "../../../sdk/client/types";
+import { conflict, notFound } from "../../../sdk/errors/server-errors";
+import { KINDS, type KindName } from "../../../sdk/schema";
 import { isRecord } from "../../records";
 import { checkPreconditions, type ObjectStore, uidOfNoObject } from "../../storage";
 import { wouldCreate, wouldUpdate, wouldUpdateStatus } from "../dry-run";
