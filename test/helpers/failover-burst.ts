@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { canonicalJson } from "../../controller/naming";
 import {
   type Client,
+  CreateUnconfirmedError,
   newCreateToken,
   type Service,
   type ServiceRevision,
@@ -71,7 +72,10 @@ const templateFor = (step: number): ServiceTemplateSpecInput => ({
   spec: { runtime: { compatibilityDate: "2024-09-01" }, env: [{ name: "STEP", value: String(step) }] },
 });
 
-/** What a revision runs, as naming.ts names it: its spec without the bundle (the template's) and the digest. */
+/**
+ * What a revision runs: its spec without the bundle (the template's spec, defaults applied) and the digest,
+ * counted by content rather than by name (naming.ts hashes the same, with the template's metadata, none here).
+ */
 const runs = (spec: Record<string, unknown>, digest: string) => {
   const { bundle: _bundle, ...template } = spec;
   return canonicalJson({ template, digest });
@@ -88,13 +92,18 @@ const settled = (service: Service | undefined) =>
   service.status?.observedGeneration === service.metadata.generation &&
   accepted(service)?.status === "True";
 
-/** Repeats an idempotent write while the API does not answer (the local server restarting). */
+/**
+ * Repeats an idempotent write while the API does not answer (the local server restarting): a create cut off
+ * by the kill may have been stored, and its lookup refused (CreateUnconfirmedError); the same create token
+ * again finds it as ours.
+ */
 async function whileUnreachable<T>(write: () => Promise<T>, deadline: number): Promise<T> {
   for (;;) {
     try {
       return await write();
     } catch (error) {
-      if (!(error instanceof TransportError) || Date.now() > deadline) throw error;
+      const unanswered = error instanceof TransportError || error instanceof CreateUnconfirmedError;
+      if (!unanswered || Date.now() > deadline) throw error;
       await sleep(POLL_MS);
     }
   }
@@ -124,7 +133,7 @@ export class FailoverBurst {
     return this.settledSteps;
   }
 
-  /** Steps written and not minted yet. */
+  /** Steps written (or being written) and not minted yet. */
   get unminted(): number {
     return this.written - this.settledSteps;
   }
