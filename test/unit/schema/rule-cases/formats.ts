@@ -170,6 +170,20 @@ export const FORMAT_CASES: RuleCase[] = [
   ),
 
   invalid(
+    "git-file-url",
+    "a file:// URL naming a host",
+    "Service",
+    git(["source", "git", "url"], "file://127.0.0.1/srv/git/app.git"),
+    "spec.source.git.url",
+  ),
+  valid(
+    "git-file-url",
+    "a file:// URL on this machine",
+    "Service",
+    git(["source", "git", "url"], "file:///srv/app.git"),
+  ),
+
+  invalid(
     "quantity-format",
     "a unit with a space",
     "Service",
