@@ -3,6 +3,7 @@
 // change moves its tag too. A change is written once the previous one is minted, so the controller is owed a
 // revision for every pair; `tally` then counts the revisions of each Service by what they run.
 import { setTimeout as sleep } from "node:timers/promises";
+import { expect } from "vitest";
 import { canonicalJson } from "../../controller/naming";
 import {
   type Client,
@@ -13,7 +14,8 @@ import {
   TransportError,
 } from "../../sdk/client";
 import { applyDefaults, KINDS, type ServiceTemplateSpecInput } from "../../sdk/schema";
-import { pushArtifact, type Registry } from "./registry";
+import { until } from "./controller-process";
+import { pushArtifact, type Registry, type SlowManifests } from "./registry";
 
 /**
  * The numbers both failover tests run (kube-apiserver and the local server). 40 Services × (a create and 2
@@ -37,8 +39,8 @@ export const FAILOVER_PLAN = {
 export interface BurstOptions {
   /** Where the tags are pushed. */
   registry: Registry;
-  /** The registry hosts the Services name, in turn (slow proxies in front of `registry`). */
-  hosts: readonly string[];
+  /** The slow proxies in front of `registry`: the Services name their hosts in turn. */
+  hosts: readonly SlowManifests[];
   /** Bound on the whole burst, kills and restarts included. */
   timeoutMs: number;
 }
@@ -48,6 +50,14 @@ interface Step {
   template: ServiceTemplateSpecInput;
   repo: string;
   digest: string;
+}
+
+/** The burst when a kill lands. */
+export interface KillPoint {
+  /** Tag resolutions under way at the slow registries. */
+  calls: number;
+  /** Creates and changes written (or being written) and not minted yet. */
+  unminted: number;
 }
 
 export interface Tally {
@@ -128,14 +138,13 @@ export class FailoverBurst {
     return FAILOVER_PLAN.services * (FAILOVER_PLAN.changes + 1);
   }
 
-  /** Steps (creates and changes) whose revision status shows minted. */
-  get minted(): number {
-    return this.settledSteps;
-  }
-
-  /** Steps written (or being written) and not minted yet. */
-  get unminted(): number {
-    return this.written - this.settledSteps;
+  /** Waits until `share` of the burst is minted while tag resolutions are under way: where a kill lands. */
+  async killPoint(share: number): Promise<KillPoint> {
+    const calls = () => this.options.hosts.reduce((sum, host) => sum + host.inFlight(), 0);
+    await until("the controller to be minting with registry calls out", async () =>
+      this.settledSteps >= share * this.totalSteps && calls() > 0 ? true : undefined,
+    );
+    return { calls: calls(), unminted: this.written - this.settledSteps };
   }
 
   /** Runs every Service's creates and changes; resolves once all are minted. */
@@ -167,7 +176,7 @@ export class FailoverBurst {
     const { changes, staggerMs } = FAILOVER_PLAN;
     const name = `app-${index}`;
     const path = `apps/${name}`;
-    const repo = `${hosts[index % hosts.length]}/${path}`;
+    const repo = `${hosts[index % hosts.length]?.host}/${path}`;
     const steps: Step[] = [];
     this.steps.set(name, steps);
     await sleep(index * staggerMs);
@@ -262,13 +271,35 @@ export class FailoverBurst {
   }
 }
 
+/**
+ * Exactly one revision per (template, digest) every Service went through, its status right, and every kill
+ * landed with resolutions under way and writes unminted.
+ */
+export function expectExact(burst: FailoverBurst, tally: Tally, kills: readonly KillPoint[]): void {
+  expect(tally).toMatchObject({
+    services: FAILOVER_PLAN.services,
+    doubleMints: 0,
+    missing: 0,
+    unexpected: 0,
+    wrongStatus: [],
+  });
+  expect(tally.revisions).toBe(burst.totalSteps);
+  expect(kills).toHaveLength(FAILOVER_PLAN.killAt.length);
+  for (const { calls, unminted } of kills) {
+    expect(calls).toBeGreaterThan(0);
+    expect(unminted).toBeGreaterThan(0);
+  }
+}
+
 /** The figures line of one run, as docs/kubernetes.md quotes it. */
 export function figures(
   backend: string,
   setup: string,
-  kills: string,
+  kills: readonly KillPoint[],
   tally: Tally,
   recovery: string,
 ): string {
-  return `failover(${backend}): ${setup}, ${kills}, ${tally.services} Services, ${tally.changes} template changes (${tally.tagMoves} with the tag moved), ${tally.revisions} revisions, double mints ${tally.doubleMints}, missing ${tally.missing}, unexpected ${tally.unexpected}, ${recovery}`;
+  const out = kills.map(({ calls }) => calls).join(", ");
+  const unminted = kills.map(({ unminted }) => unminted).join(", ");
+  return `failover(${backend}): ${setup}, ${kills.length} kills (registry calls out: ${out}; writes unminted: ${unminted}), ${tally.services} Services, ${tally.changes} template changes (${tally.tagMoves} with the tag moved), ${tally.revisions} revisions, double mints ${tally.doubleMints}, missing ${tally.missing}, unexpected ${tally.unexpected}, ${recovery}`;
 }
