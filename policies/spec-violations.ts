@@ -3,69 +3,75 @@ import { type KindName, type Violation, validateSpec } from "../sdk/schema";
 /**
  * validateSpec once per resource, not once per rule policy: every rule's policy reads its own violations from
  * one validation of the spec. The policy server hands each policy a fresh copy of the resource's inputs, so
- * copies are recognised by content: `contentKey` spells out everything validateSpec can tell apart. The
+ * copies are recognised by content (`sameData`), compared with a private copy of each spec validated. The
  * server judges resources one after another, each by every policy in turn, so a handful of recent specs is
  * all the memory needs; a few more cover the engine asking about several resources at once.
  */
 const RECENT = 16;
-const recent = new Map<string, readonly Violation[]>();
+const recent: { kind: KindName; spec: unknown; violations: readonly Violation[] }[] = [];
 
 export function specViolations(kind: KindName, spec: unknown): readonly Violation[] {
-  const content = contentKey(spec);
-  if (content === undefined) return validateSpec(kind, spec);
-  const key = `${kind} ${content}`;
-  const known = recent.get(key);
-  if (known !== undefined) return known;
+  const known = recent.find((entry) => entry.kind === kind && sameData(entry.spec, spec));
+  if (known !== undefined) return known.violations;
   const violations = validateSpec(kind, spec);
-  if (recent.size === RECENT) recent.delete(recent.keys().next().value as string);
-  recent.set(key, violations);
+  if (isData(spec)) {
+    recent.unshift({ kind, spec: structuredClone(spec), violations });
+    recent.length = Math.min(recent.length, RECENT);
+  }
   return violations;
 }
 
 /**
- * A string that equals another's exactly when the two values are the same JSON-like data: the same types,
- * numbers by Object.is, plain objects' own keys in the same order (undefined values and array holes kept,
- * unlike JSON.stringify), the same prototypes. Undefined for anything else (a class instance, a bigint), which
- * is then validated without the memory.
+ * JSON-like data: undefined, null, booleans, numbers, strings, and arrays and plain objects of them. Only such
+ * specs are remembered; validateSpec sees anything else (a class instance, a bigint) afresh each time.
  */
-function contentKey(value: unknown): string | undefined {
+function isData(value: unknown): boolean {
   switch (typeof value) {
     case "undefined":
-      return "u";
     case "boolean":
-      return value ? "t" : "f";
     case "number":
-      return Object.is(value, -0) ? "-0" : String(value);
     case "string":
-      return JSON.stringify(value);
+      return true;
     case "object":
-      if (value === null) return "n";
+      if (value === null) return true;
       if (Array.isArray(value))
-        return Object.getPrototypeOf(value) === Array.prototype ? arrayKey(value) : undefined;
-      return objectKey(value);
+        return Object.getPrototypeOf(value) === Array.prototype && value.every(isData);
+      return isPlainObject(value) && Object.values(value).every(isData);
     default:
-      return undefined;
+      return false;
   }
 }
 
-function arrayKey(items: readonly unknown[]): string | undefined {
-  const keys: string[] = [];
-  for (let index = 0; index < items.length; index++) {
-    const key = index in items ? contentKey(items[index]) : "h";
-    if (key === undefined) return undefined;
-    keys.push(key);
-  }
-  return `[${keys.join(",")}]`;
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
-function objectKey(object: object): string | undefined {
-  const prototype = Object.getPrototypeOf(object);
-  if (prototype !== Object.prototype && prototype !== null) return undefined;
-  const entries: string[] = [];
-  for (const [name, field] of Object.entries(object)) {
-    const key = contentKey(field);
-    if (key === undefined) return undefined;
-    entries.push(`${JSON.stringify(name)}:${key}`);
+/**
+ * The same data to validateSpec, `known` being data (isData): the same types, numbers by Object.is, arrays
+ * with holes in the same places, plain objects with the same own keys in the same order (undefined values
+ * kept, unlike JSON.stringify) and the same prototype.
+ */
+function sameData(known: unknown, value: unknown): boolean {
+  if (typeof known !== "object" || known === null) return Object.is(known, value);
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.getPrototypeOf(known) !== Object.getPrototypeOf(value)) return false;
+  if (Array.isArray(known)) {
+    const items = value as unknown[];
+    return (
+      known.length === items.length &&
+      known.every((item, index) => index in items && sameData(item, items[index])) &&
+      items.every((_, index) => index in known)
+    );
   }
-  return `${prototype === null ? "{0" : "{"}${entries.join(",")}}`;
+  const knownKeys = Object.keys(known);
+  const keys = Object.keys(value);
+  return (
+    knownKeys.length === keys.length &&
+    knownKeys.every(
+      (key, index) =>
+        keys[index] === key &&
+        sameData((known as Record<string, unknown>)[key], (value as Record<string, unknown>)[key]),
+    )
+  );
 }
