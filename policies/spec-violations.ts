@@ -1,4 +1,5 @@
 import { type KindName, type Violation, validateSpec } from "../sdk/schema";
+import { isPlainObject } from "../sdk/shared/records";
 
 /**
  * validateSpec once per resource, not once per rule policy: every rule's policy reads its own violations from
@@ -40,11 +41,6 @@ function isData(value: unknown): boolean {
     default:
       return false;
   }
-}
-
-function isPlainObject(value: object): boolean {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 /**

@@ -1,3 +1,9 @@
+/** An object made by a literal or JSON.parse (its prototype Object.prototype or null): not a Date, Map, class. */
+export function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 /** A JSON object: not null, not an array. The one definition; `sdk/schema`, `sdk/errors`, the server, the admission code and the policy pack use it. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
