@@ -5,5 +5,5 @@ export { BuildFailure, buildMessage, FetchFailure, type FetchFailureReason } fro
 export { KeyedLock } from "./keyed-lock";
 export { branchRef, type MirrorSource, Mirrors, mirrorKey, missingBranch, type RefSnapshot } from "./mirrors";
 export { Slots } from "./slots";
-export { GitAllowList, repositoryKey, URL_FIELD } from "./url";
+export { GitAllowList, gitHost, repositoryKey, URL_FIELD } from "./url";
 export { type HookEvent, parseHookEvent } from "./webhook";

@@ -21,6 +21,18 @@ export function malformedUrl(text: string): string | undefined {
   return location?.kind === "malformed" ? location.problem : undefined;
 }
 
+/** The host a git URL names (`host:port`, lower case); `local` for paths and file:// URLs. */
+export function gitHost(url: string): string {
+  const scp = /^[^/:@]+@([^/:]+):/.exec(url);
+  if (scp?.[1]) return scp[1].toLowerCase();
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "file:" || parsed.host === "" ? "local" : parsed.host.toLowerCase();
+  } catch {
+    return "local";
+  }
+}
+
 /** What git fetches (a local repository's real path, so a symlink swapped later changes nothing), or why not. */
 export type Judgement = { ok: true; source: string } | { ok: false; message: string };
 

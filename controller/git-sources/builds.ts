@@ -13,6 +13,7 @@ import {
   buildMessage,
   FetchFailure,
   type GitAllowList,
+  gitHost,
   KeyedLock,
   type Mirrors,
   runBuild,
@@ -102,18 +103,6 @@ function fingerprintOf(git: GitSource): string {
 
 function isBuildStatus(value: unknown): value is BuildStatus {
   return typeof value === "object" && value !== null && typeof (value as BuildStatus).phase === "string";
-}
-
-/** The host a git URL names (`host:port`, lower case); `local` for paths and file:// URLs. */
-export function gitHost(url: string): string {
-  const scp = /^[^/:@]+@([^/:]+):/.exec(url);
-  if (scp?.[1]) return scp[1].toLowerCase();
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === "file:" || parsed.host === "" ? "local" : parsed.host.toLowerCase();
-  } catch {
-    return "local";
-  }
 }
 
 const short = (commit: string | undefined) => (commit ? commit.slice(0, 12) : "");

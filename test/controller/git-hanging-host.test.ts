@@ -3,7 +3,7 @@
 // repository is built, minted and polled meanwhile.
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitHost } from "../../controller/git-sources/builds";
+import { gitHost } from "../../builder/git";
 import { TestRepo } from "../helpers/git";
 import { type Registry, startRegistry } from "../helpers/registry";
 import { startTestServer, type TestServer } from "../helpers/server";
