@@ -7,7 +7,7 @@ import { columnDefinitions } from "../sdk/schema/printer-columns";
 /**
  * The CRD files a real Kubernetes API server is given (`kubectl apply -f deploy/crds/`), written by
  * `npm run generate` with the other files generated from the schema. Their printer columns are the local
- * server's Table columns (names, words, priorities from server/resources/table.ts); a CRD computes a cell
+ * server's Table columns (names, words, priorities from sdk/schema/printer-columns.ts); a CRD computes a cell
  * from a JSONPath where the local server runs code, so each column's path is written here.
  */
 
