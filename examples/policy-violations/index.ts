@@ -160,6 +160,16 @@ service("build-output-unpinned", {
     git: { ...GIT, build: { output: pick("build-output-unpinned", { repo: REPO }, BUNDLE) } },
   },
 });
+// A file:// URL names a path on the server's machine: a host in it is a mistake.
+service("git-file-url", {
+  source: {
+    git: {
+      ...GIT,
+      url: pick("git-file-url", "file:///srv/git/web.git", "file://git.example.dev/team/web.git"),
+      build: { output: { repo: REPO } },
+    },
+  },
+});
 
 // Across resources (stack policies): two Services that would manage one API object.
 service("unique-object-names", { metadata: { name: "shared-web" } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_NAME } from "../../controller/leader-election";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { type Client, createClient, type Lease } from "../../sdk/client";
+import { type Client, ConflictError, createClient, type Lease } from "../../sdk/client";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 import { type ControllerProcess, pidOf, spawnController, until } from "../helpers/controller-process";
 import {
@@ -133,12 +133,21 @@ describe("exampledev-controller replicas on kube-apiserver", () => {
   it("exits with code 1 when its lease is taken by another holder, as client-go's controllers do", async () => {
     const replica = spawnReplica(api.controllerKubeconfig);
     replicas.push(replica);
-    const holder = await until("the replica to lead", async () => {
+    await until("the replica to lead", async () => {
       const current = await lease();
       return pidOf(current?.spec.holderIdentity ?? "") === replica.child.pid ? current : undefined;
     });
-    // Another holder wrote the lease (as after a partition the replica did not notice): it cannot renew.
-    await admin.leases.replace({ ...holder, spec: { ...holder.spec, holderIdentity: "elsewhere_1_0" } });
+    // Another holder wrote the lease (as after a partition the replica did not notice): it cannot renew. The
+    // replica renews every 2 s, so a read can be stale by the write: read again on a conflict.
+    await until("the lease taken from the replica", async () => {
+      const current = await lease();
+      if (!current) return undefined;
+      const taken = { ...current, spec: { ...current.spec, holderIdentity: "elsewhere_1_0" } };
+      return admin.leases.replace(taken).catch((error: unknown) => {
+        if (error instanceof ConflictError) return undefined;
+        throw error;
+      });
+    });
     expect(await replica.exited).toEqual({ code: 1, signal: null });
     expect(replica.log()).toContain("lost the lease: exiting");
     expect(isGone(replica.child.pid)).toBe(true);
