@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import mergePatch from "json-merge-patch";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crdFile } from "../../kube/crds";
+import { crdFile } from "../../deploy/crds";
 import { type KubeEnv, startKube } from "../../kube/env";
 import { KIND_NAMES, KINDS, type KindName } from "../../sdk/schema";
 import { CEL_RULES } from "../../sdk/schema/cel";

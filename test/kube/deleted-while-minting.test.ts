@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectionOf } from "../../cli/connection";
 import { type Controller, clusterOf, startController } from "../../controller";
-import { connectionOf } from "../../controller/connection";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type Client, createClient, type ServiceRevision } from "../../sdk/client";
 import { KINDS } from "../../sdk/schema";

@@ -3,9 +3,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_NAME } from "../../controller/leader-election";
+import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "../../deploy/identities";
+import { DEPLOY_FILES, OPTIONAL_DIR } from "../../deploy/manifests";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { DEPLOY_FILES, OPTIONAL_DIR } from "../../kube/deploy";
-import { ADMISSION_IDENTITY, CONTROLLER_IDENTITY } from "../../kube/identities";
 import { INSTALL_FIELD_MANAGER } from "../../kube/install";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectionOf } from "../../cli/connection";
 import { type Controller, clusterOf, startController } from "../../controller";
-import { connectionOf } from "../../controller/connection";
 import { type KubeApi, startKubeApi } from "../../kube/api";
 import { type Client, createClient } from "../../sdk/client";
 import { KINDS, PROXY_DRAIN_FINALIZER, SECRET_ANNOTATION } from "../../sdk/schema";

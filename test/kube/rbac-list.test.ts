@@ -4,8 +4,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMISSION_IDENTITY, ADMISSION_NAMESPACE_NAME, CONTROLLER_IDENTITY } from "../../deploy/identities";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { ADMISSION_IDENTITY, ADMISSION_NAMESPACE_NAME, CONTROLLER_IDENTITY } from "../../kube/identities";
 import { SECRETS_NAMESPACE } from "../../sdk/schema";
 
 /**

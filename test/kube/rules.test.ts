@@ -1,7 +1,7 @@
 import mergePatch from "json-merge-patch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMISSION_WEBHOOK } from "../../deploy/identities";
 import { type KubeApi, startKubeApi } from "../../kube/api";
-import { ADMISSION_WEBHOOK } from "../../kube/identities";
 import { type KindName, RULES } from "../../sdk/schema";
 import { CEL_RULES } from "../../sdk/schema/cel";
 import {
