@@ -326,9 +326,9 @@ describe.concurrent("the documents' command blocks, as written, in a fresh shell
     // Skipping is the exception: each one says why (checked by the parser), and they stay few (the set-up,
     // a real API of one's own, the benchmark and the scale benchmark beside pulumi-kubernetes, a stack of
     // one's own against one's own cluster, the controller against one's own cluster, the webhook's
-    // certificate made by hand on one's own cluster, and the package in a project of one's own: the local
-    // server in its CI, the native plugin's install).
-    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(9);
+    // certificate made by hand on one's own cluster, the controller's git webhook Secret on one's own cluster,
+    // and the package in a project of one's own: the local server in its CI, the native plugin's install).
+    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(10);
   });
 
   for (const document of documents) {
