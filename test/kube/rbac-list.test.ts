@@ -113,6 +113,17 @@ describe("kubectl auth can-i --list for both identities", () => {
       return { ok: answer.statusCode === 200, output };
     };
 
+    // kube-apiserver loads an admission policy and its binding from its informers, a moment after they are
+    // stored (longer on a loaded machine): wait until the policy answers before judging what it allows.
+    const enforced = async () => {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        const answer = await patch({ metadata: { labels: { probe: String(Date.now()) } } }, controller);
+        if (!answer.ok && answer.output.includes("finalizers only")) return true;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return false;
+    };
+    expect(await enforced()).toBe(true);
     const spec = await patch({ spec: { shutdown: { drainTimeout: "5s" } } }, controller);
     expect(spec).toMatchObject({ ok: false, output: expect.stringContaining("finalizers only") });
     const labels = await patch({ metadata: { labels: { taken: "yes" } } }, controller);
