@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -8,6 +10,13 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * Pulumi CLI, kube-apiserver), and takes minutes. Files share no state: each starts its own servers on free
  * ports, and each stack runs in a private copy of its fixture (test/helpers/pulumi.ts).
  */
+/**
+ * Node's compile cache for every process the tests start (servers, kube-apiserver's harness, the CLI's programs
+ * and providers): thousands of Node processes load the same modules, and compiling them is a third of a short
+ * program's CPU. Where Node keeps it by default; the tests' own TMPDIRs (one per stack) would defeat it.
+ */
+process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), "node-compile-cache");
+
 const SHORT = { groupOrder: 0, maxWorkers: 2 };
 const LONG = { groupOrder: 1, maxWorkers: 4 };
 

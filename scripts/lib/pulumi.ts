@@ -1,6 +1,7 @@
 // The pinned Pulumi toolchain, for code that drives the CLI through the Automation API (the demo, the tests).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 
@@ -15,30 +16,47 @@ export function pinnedPulumiVersion(): string {
   return lock.packages["node_modules/@pulumi/pulumi"].version;
 }
 
-/** The pinned toolchain's bin directory, built on first use by the same script `npm run pulumi` uses. */
+let binDir: string | undefined;
+
+/**
+ * The pinned toolchain's bin directory, built on first use by the same script `npm run pulumi` uses; asked once
+ * per process (the script costs about 0.6 s of CPU, and a test file creates dozens of stacks).
+ */
 export function toolchainBinDir(): string {
-  return execFileSync("bash", [path.join(repo, "scripts/toolchain/build.sh"), "--print-bin-dir"], {
+  binDir ??= execFileSync("bash", [path.join(repo, "scripts/toolchain/build.sh"), "--print-bin-dir"], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   }).trim();
+  return binDir;
+}
+
+let command: Promise<PulumiCommand> | undefined;
+
+/** The pinned CLI for the Automation API, once per process: `PulumiCommand.get` runs `pulumi version` each time. */
+function pinnedCommand(): Promise<PulumiCommand> {
+  command ??= PulumiCommand.get({ root: path.dirname(toolchainBinDir()) });
+  return command;
 }
 
 /**
  * The pinned CLI, and the environment it runs with: offline, a file:// backend in `stateDir`, and its
- * temporary files (the Node language host leaves pipe folders behind) in `stateDir` too.
+ * temporary files (the Node language host leaves pipe folders behind) in `stateDir` too. Node's compile cache
+ * stays where Node keeps it by default, the caller's temporary directory: under the private TMPDIR every
+ * program and provider process of every stack would compile @pulumi/pulumi and this package afresh (a third
+ * of a program's CPU).
  */
 export async function pinnedPulumi(stateDir: string, passphrase: string) {
-  const binDir = toolchainBinDir();
   const tmp = path.join(stateDir, "tmp");
   mkdirSync(tmp, { recursive: true });
   const env: Record<string, string> = {
-    PATH: [binDir, path.join(repo, "node_modules/.bin"), process.env.PATH].join(path.delimiter),
+    PATH: [toolchainBinDir(), path.join(repo, "node_modules/.bin"), process.env.PATH].join(path.delimiter),
     PULUMI_HOME: path.join(stateDir, "home"),
     PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
     PULUMI_CONFIG_PASSPHRASE: passphrase,
     TMPDIR: tmp,
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), "node-compile-cache"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
   };
-  return { env, command: await PulumiCommand.get({ root: path.dirname(binDir) }) };
+  return { env, command: await pinnedCommand() };
 }
