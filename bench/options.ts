@@ -11,7 +11,8 @@ export const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-
                         [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch|event-loop]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
                         [--package-root <dir>]  (the package under test; default: this one)
-       npm run bench -- --backends local,kube [--n 200,1000] [--reps 3,1] [--only pulumi|server] [--out <file>]
+       npm run bench -- --backends local,kube [--n 200,1000] [--reps 3,1] [--only pulumi|server|services]
+                        [--out <file>]  (services: the Pulumi runs of N Services that wait for their revision)
        npm run bench -- --backends local,kube --only minting [--controller-workers 1,] [--reps 3] [--out <file>]
                         (1,000 Services minted per round; an empty --controller-workers value: the default)
                         (the local server against kube-apiserver, and this provider against pulumi-kubernetes;
@@ -89,7 +90,8 @@ function mintingOptions(
   };
 }
 
-/** `--backends local,kube`: both backends in one run, `--n` and `--reps` as lists. */
+/** `--backends local,kube`: both backends in one run, `--n` and `--reps` as lists; `--only services`: the
+ * Pulumi runs alone, of Services. */
 function scaleOptions(
   values: { backends?: string; n: string; reps: string; only?: string; "package-root"?: string },
   positive: (flag: string, text: string) => number,
@@ -99,8 +101,9 @@ function scaleOptions(
     throw new Error(
       `--backends: "${values.backends}" is not ${BACKENDS.join(",")} (the comparison needs both)`,
     );
-  if (values.only !== undefined && values.only !== "pulumi" && values.only !== "server")
-    throw new Error(`--only: with --backends, pulumi or server, not "${values.only}"`);
+  const only = ["pulumi", "server", "services"];
+  if (values.only !== undefined && !only.includes(values.only))
+    throw new Error(`--only: with --backends, one of ${only.join(", ")} or minting, not "${values.only}"`);
   const ns = values.n.split(",").map((text) => positive("n", text));
   const reps = values.reps.split(",").map((text) => positive("reps", text));
   const pulumi = ns.map((n, index) => ({ n, reps: reps[Math.min(index, reps.length - 1)] as number }));
@@ -108,7 +111,8 @@ function scaleOptions(
     packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
     serverReps: reps[0] as number,
     pulumi: values.only === "server" ? [] : pulumi,
-    server: values.only !== "pulumi",
+    workload: values.only === "services" ? "services" : "objects",
+    server: values.only === undefined || values.only === "server",
   };
 }
 

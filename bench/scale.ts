@@ -1,17 +1,18 @@
 // `npm run bench -- --backends local,kube`: the local server against the project's API on kube-apiserver
 // (backend-load.ts), and Pulumi runs of this provider on both against pulumi-kubernetes on kube
-// (scale-runs.ts), printed as one table of rows by backend with ratios.
+// (scale-runs.ts), printed as one table of rows by backend with ratios. `--only services`: the Pulumi runs
+// alone, of N Services that each wait for their revision to be live (scale-programs.ts).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BackendRound, measureBackends } from "./backend-load";
 import { type Backend, type BackendName, startBackend, totalRss } from "./backends";
 import { installPeerPlugin, PEER_VERSION, peerToolchain } from "./peer-toolchain";
+import { PEER_WAIT_FOR, type ScaleWorkload } from "./scale-programs";
 import {
   CONTENDERS,
   measurePulumiScale,
   PEER_CLIENT_LIMITS,
-  SCALE_OPERATIONS,
   type ScaleContext,
   type ScaleFigures,
   warmUpContenders,
@@ -26,6 +27,8 @@ export interface ScaleOptions {
   serverReps: number;
   /** Pulumi runs: each N with its repetitions. */
   pulumi: readonly { n: number; reps: number }[];
+  /** What the Pulumi runs declare: Proxies and ServiceRevisions, or Services that wait for their revision. */
+  workload: ScaleWorkload;
   server: boolean;
 }
 
@@ -99,6 +102,7 @@ async function benchPulumiScale(options: ScaleOptions): Promise<ScaleFigures[]> 
     started.push(kube);
     const context: ScaleContext = {
       packageRoot: options.packageRoot,
+      workload: options.workload,
       local,
       kube,
       peer,
@@ -226,12 +230,13 @@ function printScale(server: BackendFiguresSummary | undefined, pulumi: readonly 
     );
   }
   for (const figures of pulumi) {
-    for (const operation of SCALE_OPERATIONS) {
+    const what = figures.workload === "services" ? `${figures.n} Services` : `N=${figures.n}`;
+    for (const operation of figures.operations) {
       rows.push([
-        `pulumi ${operation}, N=${figures.n} (s, ${figures.reps} rep${figures.reps === 1 ? "" : "s"})`,
-        ...CONTENDERS.map((contender) => figures.medians[contender][operation]),
-        times(figures.ratios.kubeOverLocal[operation]),
-        times(figures.ratios.providerOverPeer[operation]),
+        `pulumi ${operation}, ${what} (s, ${figures.reps} rep${figures.reps === 1 ? "" : "s"})`,
+        ...CONTENDERS.map((contender) => figures.medians[contender][operation] ?? ""),
+        times(figures.ratios.kubeOverLocal[operation] ?? Number.NaN),
+        times(figures.ratios.providerOverPeer[operation] ?? Number.NaN),
       ]);
     }
   }
@@ -267,6 +272,26 @@ function printScale(server: BackendFiguresSummary | undefined, pulumi: readonly 
         .map(([name, value]) => `${name}=${value}`)
         .join(", ")} (this provider has none; the engine runs 4 × GOMAXPROCS steps at once for both)`,
     );
+  }
+  printServicesWaited(pulumi);
+}
+
+/** Services workload: how many Services each `up` returned live, and whether the comparison stands. */
+function printServicesWaited(pulumi: readonly ScaleFigures[]): void {
+  const services = pulumi.filter((figures) => figures.workload === "services");
+  if (services.length === 0) return;
+  console.log(
+    `The peer's Services carry pulumi.com/waitFor: ${PEER_WAIT_FOR}; this provider's Service waits for its ` +
+      "revision to be live. Services whose state names a live revision after `up`, per rep:",
+  );
+  for (const figures of services) {
+    const per = (contender: (typeof CONTENDERS)[number]) =>
+      figures.runs.flatMap((run) => (run.live === undefined ? [] : [`${run.live[contender]}/${figures.n}`]));
+    const counts = CONTENDERS.map((contender) => `${contender} ${per(contender).join(", ")}`).join("; ");
+    const verdict = figures.waited
+      ? "every up waited"
+      : "VOID: some up returned before its Services were live";
+    console.log(`  ${figures.n} Services: ${counts} (${verdict})`);
   }
 }
 
