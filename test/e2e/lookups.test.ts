@@ -43,8 +43,8 @@ describe.each(BACKENDS)("lookups through the real Pulumi CLI, on the %s server",
   });
 
   afterAll(async () => {
+    // No destroy of stack A: it asserts nothing, and the server and the stack's state go with the file.
     await b?.dispose();
-    if (a !== undefined) await a.stack.destroy().catch(() => undefined);
     await a?.dispose();
     await Promise.all([backend?.close(), registry?.stop()]);
   });
