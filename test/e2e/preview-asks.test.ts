@@ -54,7 +54,11 @@ describe.each(BACKENDS)("the preview asks the API, on the %s server", (backendNa
       },
       (error: Error) => String(error),
     );
-  /** Runs `step` with `config` set, then removes it again. */
+  /**
+   * Runs `step` with `config` set, then puts the stack's settings back as `base` has them: the keys `base`
+   * sets get its values again, the others are removed (a CLI run each only where there is one to do: each
+   * costs a Pulumi CLI process, with its passphrase's key derivation).
+   */
   async function withConfig<T>(
     config: Record<string, { value: string; secret?: boolean }>,
     step: () => Promise<T>,
@@ -63,8 +67,10 @@ describe.each(BACKENDS)("the preview asks the API, on the %s server", (backendNa
     try {
       return await step();
     } finally {
-      await t.stack.removeAllConfig(Object.keys(config));
-      await t.stack.setAllConfig(base);
+      const added = Object.keys(config).filter((key) => !(key in base));
+      const restored = Object.fromEntries(Object.entries(base).filter(([key]) => key in config));
+      if (added.length > 0) await t.stack.removeAllConfig(added);
+      if (Object.keys(restored).length > 0) await t.stack.setAllConfig(restored);
     }
   }
 
