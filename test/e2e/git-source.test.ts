@@ -3,6 +3,8 @@
 // exports its revision and commit; a new commit (webhook) is a new revision that refresh brings into
 // state; a branch is a preview Service that is no drift; a build that fails fails up with its message and
 // the object stays in state; destroy removes the Service and, by cascade, its previews.
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, createClient } from "../../sdk/client";
@@ -10,7 +12,7 @@ import { type RunningServer, startServer } from "../../server";
 import { TestRepo } from "../helpers/git";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { type Registry, startRegistry } from "../helpers/registry";
-import { copyRepository, type RepoCopy } from "./repo-copy";
+import { repoRoot } from "./repo-copy";
 
 const SERVICE = "git-e2e";
 const APP = (greeting: string) =>
@@ -30,8 +32,25 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   }
 }
 
+/**
+ * examples/git-source in a temporary directory of its own, so that the stack's settings file never lands in the
+ * working tree: only the example (not a copy of the whole repository, a second of CPU), its packages reached
+ * through a link to the repository's node_modules, where `@exampledev/pulumi` is the repository's own build.
+ */
+function exampleCopy(): { dir: string; dispose(): void } {
+  const root = mkdtempSync(path.join(tmpdir(), "exampledev-git-source-"));
+  const dir = path.join(root, "git-source");
+  cpSync(path.join(repoRoot, "examples/git-source"), dir, {
+    recursive: true,
+    filter: (source) =>
+      !/^Pulumi\..+\.yaml$/.test(path.basename(source)) && path.basename(source) !== "app-repo",
+  });
+  symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
+  return { dir, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
 describe("a git-sourced Service through the real Pulumi CLI", () => {
-  let copy: RepoCopy;
+  let copy: { dir: string; dispose(): void };
   let server: RunningServer;
   let client: Client;
   let registry: Registry;
@@ -41,7 +60,7 @@ describe("a git-sourced Service through the real Pulumi CLI", () => {
   const onOutput = (line: string) => printed.push(line);
 
   beforeAll(async () => {
-    copy = copyRepository("examples");
+    copy = exampleCopy();
     [server, registry] = await Promise.all([
       // Polling off: the webhook is what tells the server about new commits here.
       startServer({ port: 0, storage: "memory", logLevel: "warn", git: { pollIntervalMs: 0 } }),
@@ -50,7 +69,10 @@ describe("a git-sourced Service through the real Pulumi CLI", () => {
     client = createClient({ baseUrl: server.url });
     repo = TestRepo.create("e2e");
     repo.commit({ "index.js": APP("hello from main") });
-    t = await createTestStack(path.join(copy.dir, "examples/git-source"));
+    // The program as the example's README runs it, without ts-node's type-check on each run (seconds of CPU
+    // for each of the three runs of the program): readme-commands.test.ts and git-private.test.ts run this same
+    // index.ts with the check, and nothing here depends on it.
+    t = await createTestStack(copy.dir, { env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" } });
     await t.stack.setAllConfig({
       "exampledev:baseUrl": { value: server.url },
       gitUrl: { value: repo.url },
