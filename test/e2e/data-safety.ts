@@ -204,8 +204,13 @@ export function describeDataSafety(backendName: BackendName): void {
       // At 50 % faults, 40 % of attempts fail: with the default 3 retries one request in 39 gives up, so a
       // refresh of 66 reads succeeded in one run of five and ten runs all failed one time in seven (seen in
       // CI). A stack on such a network raises the setting: with 6, one request in 600 gives up.
+      // 12 Services per kind of naming: 32 objects (24 Services, 4 Proxies, 4 ServiceRevisions). What the test
+      // proves holds object by object (each one's requests meet the faults on their own: created once, in
+      // state, updated, gone after destroy), and 32 of them, every kind and both namings, still meet each kind
+      // of fault dozens of times (the log below counts them). 64 proved the same at twice the CPU, the
+      // largest single cost of the e2e suite, and under load a CLI run of 64 could outlast RUN_LIMIT_MS.
       const stack = await stackOf("fleet", {
-        count: { value: "24" },
+        count: { value: "12" },
         "exampledev:maxRetries": { value: "6" },
       });
       handler = faults.handler;
@@ -225,8 +230,8 @@ export function describeDataSafety(backendName: BackendName): void {
         `[faults] ${faults.requests} requests, faults injected: ${JSON.stringify(faults.counts)}; ` +
           `CLI runs: ${JSON.stringify(runs)}; counts: ${JSON.stringify(counts)}`,
       );
-      expect(counts.afterUp).toMatchObject({ declared: 64, onServer: 64, orphans: [], duplicates: [] });
-      expect(counts.afterUpdate).toMatchObject({ declared: 64, onServer: 64, orphans: [], duplicates: [] });
+      expect(counts.afterUp).toMatchObject({ declared: 32, onServer: 32, orphans: [], duplicates: [] });
+      expect(counts.afterUpdate).toMatchObject({ declared: 32, onServer: 32, orphans: [], duplicates: [] });
       expect(counts.afterDestroy).toMatchObject({ declared: 0, onServer: 0 });
       const updated = await api.services.listAll();
       expect(updated).toEqual([]);
