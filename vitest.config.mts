@@ -4,19 +4,19 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * How many files run at once (vitest's default on CI's 2 cores is one). The short suites run first, two files
- * at a time: their timing-sensitive tests (restarts, watches, leases) get a core each. Then the e2e and kube
- * suites, four at a time: a file of theirs spends most of its time waiting on the processes it started (the
- * Pulumi CLI, kube-apiserver), and takes minutes. Files share no state: each starts its own servers on free
- * ports, and each stack runs in a private copy of its fixture (test/helpers/pulumi.ts).
- */
-/**
  * Node's compile cache for every process the tests start (servers, kube-apiserver's harness, the CLI's programs
  * and providers): thousands of Node processes load the same modules, and compiling them is a third of a short
  * program's CPU. Where Node keeps it by default; the tests' own TMPDIRs (one per stack) would defeat it.
  */
 process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), "node-compile-cache");
 
+/**
+ * How many files run at once (vitest's default on CI's 2 cores is one). The short suites run first, two files
+ * at a time: their timing-sensitive tests (restarts, watches, leases) get a core each. Then the e2e and kube
+ * suites, four at a time: a file of theirs spends most of its time waiting on the processes it started (the
+ * Pulumi CLI, kube-apiserver), and takes minutes. Files share no state: each starts its own servers on free
+ * ports, and each stack runs in a private copy of its fixture (test/helpers/pulumi.ts).
+ */
 const SHORT = { groupOrder: 0, maxWorkers: 2 };
 const LONG = { groupOrder: 1, maxWorkers: 4 };
 

@@ -12,8 +12,7 @@ import { KINDS } from "../sdk/schema";
 import { writeProject } from "./programs";
 
 export type ScaleProgram = "provider" | "peer";
-export const SCALE_WORKLOADS = ["objects", "services"] as const;
-export type ScaleWorkload = (typeof SCALE_WORKLOADS)[number];
+export type ScaleWorkload = "objects" | "services";
 
 /** What the peer's Services wait for: the controller's status write that names the live revision. */
 export const PEER_WAIT_FOR = "jsonpath={.status.liveRevision}";
