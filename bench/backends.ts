@@ -10,7 +10,14 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Dispatcher, Pool } from "undici";
 import { readKubeconfig } from "../sdk/client/kubeconfig";
-import { CONCURRENCY, rssMb, type ServerProcess, spawnServer, stop as stopServer } from "./server-load";
+import {
+  CONCURRENCY,
+  rssMb,
+  type ServerProcess,
+  spawnBareServer,
+  spawnServer,
+  stop as stopServer,
+} from "./server-load";
 import { round } from "./stats";
 
 export const BACKENDS = ["local", "kube"] as const;
@@ -44,12 +51,15 @@ const STOP_WAIT_MS = 30_000;
  */
 const NO_DRAIN = ["--proxy-deletion-grace", "0"];
 
-async function startLocal(packageRoot: string, extraArgs: readonly string[]): Promise<Backend> {
+async function startLocal(
+  packageRoot: string,
+  extraArgs: readonly string[],
+  controller: boolean,
+): Promise<Backend> {
   const begun = performance.now();
-  const server: ServerProcess = await spawnServer(packageRoot, "memory", "silent", [
-    ...NO_DRAIN,
-    ...extraArgs,
-  ]);
+  const server: ServerProcess = controller
+    ? await spawnServer(packageRoot, "memory", "silent", [...NO_DRAIN, ...extraArgs])
+    : await spawnBareServer(packageRoot);
   const startMs = performance.now() - begun;
   return {
     name: "local",
@@ -92,15 +102,16 @@ function processName(pid: number): string {
   return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 }
 
-async function startKube(packageRoot: string, extraArgs: readonly string[]): Promise<Backend> {
+async function startKube(
+  packageRoot: string,
+  extraArgs: readonly string[],
+  controller: boolean,
+): Promise<Backend> {
   const begun = performance.now();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [path.join(packageRoot, "dist/kube/main.js"), ...NO_DRAIN, ...extraArgs],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const args = controller
+    ? [path.join(packageRoot, "dist/kube/main.js"), ...NO_DRAIN, ...extraArgs]
+    : [path.join(packageRoot, "dist/bench/bare-backend.js"), "kube"];
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const kubeconfig = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (chunk) => {
@@ -153,13 +164,19 @@ async function startKube(packageRoot: string, extraArgs: readonly string[]): Pro
   };
 }
 
-/** `extraArgs`: flags for the command (the controller's, say), after the benchmark's own. */
+/**
+ * `extraArgs`: flags for the command (the controller's, say), after the benchmark's own. `controller: false`
+ * starts the API alone (bare-backend.ts), and `extraArgs` are not used.
+ */
 export function startBackend(
   name: BackendName,
   packageRoot: string,
   extraArgs: readonly string[] = [],
+  { controller = true }: { controller?: boolean } = {},
 ): Promise<Backend> {
-  return name === "local" ? startLocal(packageRoot, extraArgs) : startKube(packageRoot, extraArgs);
+  return name === "local"
+    ? startLocal(packageRoot, extraArgs, controller)
+    : startKube(packageRoot, extraArgs, controller);
 }
 
 /** The sum of a backend's RSS figures. */

@@ -2,10 +2,14 @@
 // `--controller-workers` value, a fresh backend of each kind (the first alternating), 1,000 digest-pinned
 // Services minted (service-minting.ts), then the backend stopped, timing how long `npm run kube` takes to
 // exit after SIGTERM. An empty workers value passes no flag: the controller's default (or, with
-// `--package-root` on an older checkout, whatever it did before the flag existed).
+// `--package-root` on an older checkout, whatever it did before the flag existed). Each round ends with the
+// baseline: the API's own pace for a Service's three writes, on a fresh backend of each kind with no controller
+// (service-minting.ts' paceServices), so every live/s figure has the pace it is measured against.
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
+import path from "node:path";
 import { BACKENDS, type BackendName, startBackend } from "./backends";
-import { mintServices, SERVICES, type ServiceMinting } from "./service-minting";
+import { mintServices, paceServices, SERVICES, type ServiceMinting } from "./service-minting";
 import { median, round } from "./stats";
 
 export interface MintingOptions {
@@ -27,9 +31,20 @@ export interface MintingRow extends ServiceMinting {
   loadavg: number;
 }
 
+export interface PaceRow {
+  rep: number;
+  backend: BackendName;
+  /** Services per second the API takes the three writes of (paceServices). */
+  servicesPerSecond: number;
+  loadavg: number;
+}
+
 export async function benchMinting(options: MintingOptions) {
   const rows: MintingRow[] = [];
+  const paces: PaceRow[] = [];
   const services = options.services ?? SERVICES;
+  // An older checkout (`--package-root`) may not have the controller-less backend: no baseline then.
+  const paced = existsSync(path.join(options.packageRoot, "dist/bench/bare-backend.js"));
   for (let rep = 0; rep < options.reps; rep++) {
     for (const workers of options.workers) {
       const chosen = options.backends ?? BACKENDS;
@@ -60,7 +75,21 @@ export async function benchMinting(options: MintingOptions) {
         );
       }
     }
+    for (const name of paced ? (options.backends ?? BACKENDS) : []) {
+      const backend = await startBackend(name, options.packageRoot, [], { controller: false });
+      try {
+        const servicesPerSecond = await paceServices(backend, services);
+        paces.push({ rep, backend: name, servicesPerSecond, loadavg: round(loadavg()[0] ?? 0, 1) });
+        console.error(
+          `  round ${rep + 1}, ${name}, no controller: the API takes a Service's three writes for ${servicesPerSecond} Services/s (load ${paces.at(-1)?.loadavg})`,
+        );
+      } finally {
+        await backend.stop();
+      }
+    }
   }
+  const paceOf = (backend: BackendName) =>
+    round(median(paces.filter((pace) => pace.backend === backend).map((pace) => pace.servicesPerSecond)), 1);
   const summary = options.workers.flatMap((workers) =>
     (options.backends ?? BACKENDS).map((backend) => {
       const mine = rows.filter((row) => row.backend === backend && row.workers === (workers ?? "default"));
@@ -75,14 +104,17 @@ export async function benchMinting(options: MintingOptions) {
         createToLiveP99Ms: of((row) => row.createToLiveP99Ms),
         createdPerSecond: of((row) => row.createdPerSecond),
         maxStopMs: Math.max(...mine.map((row) => row.stopMs)),
+        apiPace: paceOf(backend),
       };
     }),
   );
   console.log(`\nServices minted (${services}, digest-pinned, created at concurrency 16), medians:`);
-  console.log("backend | workers | live/s | create to live p50 / p99 (ms) | creates/s | slowest stop (ms)");
+  console.log(
+    "backend | workers | live/s | API pace (/s) | live ÷ pace | create to live p50 / p99 (ms) | creates/s | slowest stop (ms)",
+  );
   for (const row of summary)
     console.log(
-      `${row.backend} | ${row.workers} | ${row.livePerSecond} | ${row.createToLiveP50Ms} / ${row.createToLiveP99Ms} | ${row.createdPerSecond} | ${row.maxStopMs}`,
+      `${row.backend} | ${row.workers} | ${row.livePerSecond} | ${row.apiPace} | ${round(row.livePerSecond / row.apiPace, 2)}× | ${row.createToLiveP50Ms} / ${row.createToLiveP99Ms} | ${row.createdPerSecond} | ${row.maxStopMs}`,
     );
-  return { minting: { rows, summary } };
+  return { minting: { rows, paces, summary } };
 }

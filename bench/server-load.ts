@@ -148,7 +148,7 @@ export async function paired<Side extends string>(
 
 export async function request(
   dispatcher: Dispatcher,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PUT",
   requestPath: string,
   payload?: string,
 ) {
@@ -179,19 +179,21 @@ export async function spawnServer(
 ): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
   const storageArgs = storage === "memory" ? ["--memory"] : ["--data", dataDir];
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(packageRoot, "dist/server/main.js"),
-      "--port",
-      "0",
-      "--log-level",
-      logLevel,
-      ...storageArgs,
-      ...extraArgs,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+  const script = path.join(packageRoot, "dist/server/main.js");
+  return spawnListening(
+    [script, "--port", "0", "--log-level", logLevel, ...storageArgs, ...extraArgs],
+    dataDir,
   );
+}
+
+/** The server in memory with its controller paused (bare-backend.ts): the API alone. */
+export function spawnBareServer(packageRoot: string): Promise<ServerProcess> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-data-"));
+  return spawnListening([path.join(packageRoot, "dist/bench/bare-backend.js"), "local"], dataDir);
+}
+
+async function spawnListening(args: readonly string[], dataDir: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (chunk) => {
