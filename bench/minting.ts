@@ -88,8 +88,10 @@ export async function benchMinting(options: MintingOptions) {
       }
     }
   }
-  const paceOf = (backend: BackendName) =>
-    round(median(paces.filter((pace) => pace.backend === backend).map((pace) => pace.servicesPerSecond)), 1);
+  const paceOf = (backend: BackendName) => {
+    const mine = paces.filter((pace) => pace.backend === backend).map((pace) => pace.servicesPerSecond);
+    return mine.length === 0 ? undefined : round(median(mine), 1);
+  };
   const summary = options.workers.flatMap((workers) =>
     (options.backends ?? BACKENDS).map((backend) => {
       const mine = rows.filter((row) => row.backend === backend && row.workers === (workers ?? "default"));
@@ -114,7 +116,7 @@ export async function benchMinting(options: MintingOptions) {
   );
   for (const row of summary)
     console.log(
-      `${row.backend} | ${row.workers} | ${row.livePerSecond} | ${row.apiPace} | ${round(row.livePerSecond / row.apiPace, 2)}× | ${row.createToLiveP50Ms} / ${row.createToLiveP99Ms} | ${row.createdPerSecond} | ${row.maxStopMs}`,
+      `${row.backend} | ${row.workers} | ${row.livePerSecond} | ${row.apiPace ?? "-"} | ${row.apiPace === undefined ? "-" : `${round(row.livePerSecond / row.apiPace, 2)}×`} | ${row.createToLiveP50Ms} / ${row.createToLiveP99Ms} | ${row.createdPerSecond} | ${row.maxStopMs}`,
     );
   return { minting: { rows, paces, summary } };
 }
