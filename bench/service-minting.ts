@@ -10,6 +10,7 @@ import { Client } from "undici";
 import { desiredRevision } from "../controller/revision";
 import {
   acceptedCondition,
+  DEFAULT_GATEWAY,
   egressCondition,
   liveRevisionCondition,
   serviceStatus,
@@ -27,6 +28,16 @@ const SERVICE_SPEC = {
   source: { oci: { repo: "registry.bench.invalid/team/app", digest: `sha256:${"cd".repeat(32)}` } },
   template: { spec: { runtime: { compatibilityDate: "2026-01-01" } } },
 };
+
+/** The create of one benchmark Service, the body both the minting rounds and the pace send. */
+function servicePayload(name: string): string {
+  return JSON.stringify({
+    apiVersion: "compute.example.dev/v1alpha1",
+    kind: "Service",
+    metadata: { name },
+    spec: SERVICE_SPEC,
+  });
+}
 
 export interface ServiceMinting {
   services: number;
@@ -140,9 +151,7 @@ export async function mintServices(backend: Backend, services = SERVICES): Promi
     const firstSent = performance.now();
     const creates = await batch(0, services, CONCURRENCY, async (i) => {
       sent.set(name(i), performance.now());
-      const service = { apiVersion: "compute.example.dev/v1alpha1", kind: "Service", spec: SERVICE_SPEC };
-      const payload = JSON.stringify({ ...service, metadata: { name: name(i) } });
-      await request(backend.dispatcher, "POST", servicesPath, payload);
+      await request(backend.dispatcher, "POST", servicesPath, servicePayload(name(i)));
     });
     const lastCreate = performance.now();
     const waited = (async () => {
@@ -184,13 +193,8 @@ export async function paceServices(backend: Backend, services = SERVICES): Promi
   const servicesPath = pathOf("Service");
   const paced = await batch(0, services, CONCURRENCY, async (i) => {
     const name = `paced-${String(i).padStart(5, "0")}`;
-    const payload = JSON.stringify({
-      apiVersion: "compute.example.dev/v1alpha1",
-      kind: "Service",
-      metadata: { name },
-      spec: SERVICE_SPEC,
-    });
-    const service = JSON.parse(await request(backend.dispatcher, "POST", servicesPath, payload)) as ApiObject;
+    const answer = await request(backend.dispatcher, "POST", servicesPath, servicePayload(name));
+    const service = JSON.parse(answer) as ApiObject;
     const spec = applyDefaults("Service", service.spec) as unknown as ServiceSpec;
     const { repo, digest } = SERVICE_SPEC.source.oci;
     const revision = desiredRevision(service, spec.template, { repo, digest });
@@ -202,7 +206,7 @@ export async function paceServices(backend: Backend, services = SERVICES): Promi
       liveRevision: minted,
       conditions: [
         acceptedCondition({ minted, runs: `${repo}@${digest}` }),
-        egressCondition(spec.template.spec.egress, new Set(["default"])),
+        egressCondition(spec.template.spec.egress, new Set([DEFAULT_GATEWAY])),
         liveRevisionCondition(undefined, minted),
       ],
       previous: undefined,
