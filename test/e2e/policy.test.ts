@@ -1,7 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POLICIES } from "../../policies/policies";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
@@ -39,7 +38,7 @@ describe("the policy pack through `pulumi preview --policy-pack`", () => {
     policyPackConfig?: object,
     { typeCheck = false } = {},
   ) {
-    const { envVars } = t.stack.workspace as LocalWorkspace;
+    const { envVars } = t.stack.workspace;
     envVars.PULUMI_NODEJS_TRANSPILE_ONLY = String(!typeCheck);
     if (config.fixed) await t.stack.setConfig("fixed", { value: "true" });
     for (const [index, policy] of (config.violate ?? []).entries()) {
