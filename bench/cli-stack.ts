@@ -21,6 +21,8 @@ export interface CliStackOptions {
   config: Record<string, string>;
   /** Set over the pinned CLI's environment (TMPDIR, a shared PULUMI_HOME, ...). */
   env: Record<string, string>;
+  /** The CLI's version; undefined is the pinned one. */
+  pulumiVersion?: string | undefined;
 }
 
 export interface CliStack {
@@ -29,9 +31,17 @@ export interface CliStack {
   time(operation: Operation): Promise<number>;
 }
 
-export async function openCliStack({ dir, programDir, label, n, config, env }: CliStackOptions) {
+export async function openCliStack({
+  dir,
+  programDir,
+  label,
+  n,
+  config,
+  env,
+  pulumiVersion,
+}: CliStackOptions) {
   mkdirSync(path.join(dir, "backend"), { recursive: true });
-  const pulumi = await pinnedPulumi(dir, "bench");
+  const pulumi = await pinnedPulumi(dir, "bench", pulumiVersion);
   const stack = await LocalWorkspace.createStack(
     { stackName: "bench", workDir: programDir },
     { envVars: { ...pulumi.env, ...env }, pulumiCommand: pulumi.command },

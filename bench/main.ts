@@ -44,10 +44,15 @@ async function main(): Promise<void> {
   }
   const runs = (section: Section) => opts.only === undefined || opts.only === section;
   if (runs("pulumi")) {
-    console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions`);
-    const figures = await benchPulumi(opts);
-    results.pulumi = figures;
-    printPulumi(figures);
+    // One toolchain keeps its figures under `pulumi`; several, under `pulumi` by label.
+    const byToolchain: Record<string, Awaited<ReturnType<typeof benchPulumi>>> = {};
+    for (const toolchain of opts.toolchains) {
+      console.error(`Pulumi runs, N=${opts.n}, ${opts.reps} repetitions, ${toolchain.label}`);
+      const figures = await benchPulumi({ ...opts, toolchain });
+      byToolchain[toolchain.label] = figures;
+      printPulumi(figures, toolchain.label);
+    }
+    results.pulumi = opts.toolchains.length === 1 ? Object.values(byToolchain)[0] : byToolchain;
   }
   if (runs("server")) {
     console.error("API server load");

@@ -4,12 +4,14 @@ import { BACKENDS } from "./backends";
 import type { MintingOptions } from "./minting";
 import { OPERATIONS, type Operation } from "./pulumi-runs";
 import type { ScaleOptions } from "./scale";
+import { parseToolchains } from "./toolchains";
 
 // The command line of `npm run bench`: the sections to run and their sizes, or the two-backend runs.
 
 export const USAGE = `usage: npm run bench -- [--n 200] [--reps 3] [--out bench-results.json]
                         [--proxy-deletion-grace-ms <ms>] [--only pulumi|server|watch|event-loop]
                         [--through preview|up|update|destroy]  (the last CLI operation of a round)
+                        [--toolchains pinned,oldest,parallel-diff]  (the CLIs the Pulumi runs compare)
                         [--package-root <dir>]  (the package under test; default: this one)
        npm run bench -- --backends local,kube [--n 200,1000] [--reps 3,1] [--only pulumi|server|services]
                         [--out <file>]  (services: the Pulumi runs of N Services that wait for their revision)
@@ -31,6 +33,7 @@ export function options() {
       "proxy-deletion-grace-ms": { type: "string" },
       only: { type: "string" },
       through: { type: "string", default: "destroy" },
+      toolchains: { type: "string", default: "pinned" },
       "package-root": { type: "string" },
       backends: { type: "string" },
       "controller-workers": { type: "string" },
@@ -70,6 +73,7 @@ export function options() {
     out: values.out,
     proxyDeletionGraceMs: grace === undefined ? undefined : Number(grace),
     only: values.only as Section | undefined,
+    toolchains: parseToolchains(values.toolchains),
     packageRoot: path.resolve(values["package-root"] ?? path.resolve(__dirname, "../..")),
   };
 }

@@ -8,6 +8,7 @@ import { createClient } from "../sdk/client";
 import { startServer } from "../server";
 import { type Operation, openCliStack } from "./cli-stack";
 import { type Variant, writeProgram } from "./programs";
+import type { Toolchain } from "./toolchains";
 
 export { OPERATIONS, type Operation, type Timings } from "./cli-stack";
 
@@ -22,6 +23,7 @@ export interface StackOptions {
    * there between runs (Node's compile cache, which the provider turns on) is kept between rounds too.
    */
   tempDir: string;
+  toolchain: Toolchain;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function openStack({
   packageRoot,
   proxyDeletionGraceMs,
   tempDir,
+  toolchain,
 }: StackOptions): Promise<BenchStack> {
   const dir = mkdtempSync(path.join(tmpdir(), `exampledev-bench-${variant}-`));
   const server = await startServer({
@@ -64,7 +67,8 @@ export async function openStack({
       label: variant,
       n,
       config: { "exampledev:baseUrl": server.url, n: String(n), generation: "1" },
-      env: { TMPDIR: tempDir },
+      env: { ...toolchain.env, TMPDIR: tempDir },
+      pulumiVersion: toolchain.pulumiVersion,
     });
     let stateBytes: number | undefined;
     // What the server holds after an operation (the provider's program only), and the change before update.

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
+import type { PeerToolchain } from "../scripts/lib/peer";
 import type { Backend } from "./backends";
 import { type CliStack, type Operation, openCliStack } from "./cli-stack";
-import type { PeerToolchain } from "./peer-toolchain";
 import { type ScaleProgram, type ScaleWorkload, writeScaleProgram } from "./scale-programs";
 import { median, round } from "./stats";
 

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { installPeerPlugin, PEER_VERSION, peerToolchain } from "../scripts/lib/peer";
 import { type BackendRound, measureBackends } from "./backend-load";
 import { type Backend, type BackendName, startBackend, totalRss } from "./backends";
-import { installPeerPlugin, PEER_VERSION, peerToolchain } from "./peer-toolchain";
 import { PEER_WAIT_FOR, type ScaleWorkload } from "./scale-programs";
 import {
   CONTENDERS,

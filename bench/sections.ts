@@ -15,6 +15,7 @@ import {
   type Storage,
 } from "./server-load";
 import { median, round, table } from "./stats";
+import type { Toolchain } from "./toolchains";
 import { measureWatches, WATCH_COUNTS, type WatchRound } from "./watch-load";
 
 // The default sections of `npm run bench` (no --backends): each measures, and prints its table.
@@ -38,7 +39,7 @@ async function warmUp(opts: Omit<StackOptions, "variant">) {
   console.error("  warmed up: one untimed preview of each program");
 }
 
-export async function benchPulumi(opts: Options) {
+export async function benchPulumi(opts: Options & { toolchain: Toolchain }) {
   const runs: { rep: number; operation: Operation; timings: Record<Variant, number>; loadavg: number }[] = [];
   const stateBytes: Record<Variant, number | undefined>[] = [];
   const tempDir = mkdtempSync(path.join(tmpdir(), "exampledev-bench-tmp-"));
@@ -154,11 +155,11 @@ type WatchFigures = Awaited<ReturnType<typeof benchWatches>>;
 type PulumiFigures = Awaited<ReturnType<typeof benchPulumi>>;
 type ServerFigures = Awaited<ReturnType<typeof benchServer>>;
 
-export function printPulumi(figures: PulumiFigures): void {
+export function printPulumi(figures: PulumiFigures, toolchain: string): void {
   const grace =
     figures.proxyDeletionGraceMs === "default" ? "server default" : `${figures.proxyDeletionGraceMs} ms`;
   console.log(
-    `\nPulumi CLI, N=${figures.n}, median of ${figures.reps} (seconds; Proxy deletion grace: ${grace})`,
+    `\nPulumi ${toolchain}, N=${figures.n}, median of ${figures.reps} (seconds; Proxy deletion grace: ${grace})`,
   );
   console.log(
     table([

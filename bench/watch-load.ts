@@ -149,7 +149,7 @@ async function createsWhileWatched(packageRoot: string, watches: number): Promis
   }
 }
 
-/** The server's log lines that say it closed a watch that fell behind, with how long that took. */
+/** The server's log lines that say it closed a watch that fell behind, with how long its client took nothing. */
 function closesLogged(server: ServerProcess): number[] {
   const delays: number[] = [];
   for (const line of server.output().split("\n")) {

@@ -2,6 +2,8 @@
 # CLI offline. Without a backend configured by the user, state goes to a file:// backend under the project.
 repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 pulumi_bin=$(bash "$repo/scripts/toolchain/build.sh" --print-bin-dir)
+# The YAML language host and converter, once built (setup.sh), next to the CLI (scripts/toolchain/yaml.sh).
+bash "$repo/scripts/toolchain/yaml.sh" --link-if-built --cli-bin "$pulumi_bin"
 export PATH="$pulumi_bin:$repo/node_modules/.bin:$PATH"
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true

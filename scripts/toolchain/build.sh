@@ -2,22 +2,43 @@
 # Makes the pinned Pulumi CLI and its Node.js language host available, building them from Go modules once and
 # caching the binaries outside the repository, keyed by version. Idempotent; prints progress to stderr.
 #
-#   scripts/toolchain/build.sh                 ensure the toolchain, print nothing on stdout
-#   scripts/toolchain/build.sh --print-bin-dir ensure it, then print the directory to put first on PATH
+#   scripts/toolchain/build.sh                        ensure the toolchain, print nothing on stdout
+#   scripts/toolchain/build.sh --print-bin-dir        ensure it, then print the directory to put first on PATH
+#   scripts/toolchain/build.sh --version X [...]      the same for another version with a wrapper module here
+#                                                     (cli/pulumi-vX.mod: the oldest the package supports)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# The CLI must match the @pulumi/pulumi SDK the project builds and tests with: package.json declares a range
-# (^3.x, as Pulumi's own packages do), so read the exact version the lockfile pins, not a second copy of it.
-version=$(node -p "require('$repo/package-lock.json').packages['node_modules/@pulumi/pulumi'].version")
-cache_root=${EXAMPLEDEV_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/exampledev-pulumi}
-bin_dir="$cache_root/pulumi-v$version/bin"
 
 say() { echo "[toolchain] $*" >&2; }
 
 print_bin_dir=false
-[[ "${1:-}" == "--print-bin-dir" ]] && print_bin_dir=true
+version=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --print-bin-dir) print_bin_dir=true ;;
+    --version) version=${2:?--version takes a Pulumi version such as 3.259.0}; shift ;;
+    *) say "error: unknown argument $1 (takes --print-bin-dir and --version X)"; exit 2 ;;
+  esac
+  shift
+done
+
+# The CLI must match the @pulumi/pulumi SDK the project builds and tests with: package.json declares a range
+# (^3.x, as Pulumi's own packages do), so read the exact version the lockfile pins, not a second copy of it.
+pinned=$(node -p "require('$repo/package-lock.json').packages['node_modules/@pulumi/pulumi'].version")
+version=${version:-$pinned}
+# The pinned version builds from cli/go.mod; another one from its own module file beside it (go build -modfile).
+modfile="$here/cli/go.mod"
+[[ "$version" != "$pinned" ]] && modfile="$here/cli/pulumi-v$version.mod"
+if [[ ! -f "$modfile" ]]; then
+  say "error: no wrapper module for Pulumi v$version: scripts/toolchain/cli has go.mod for v$pinned (the lockfile's)"
+  say "and pulumi-v<version>.mod for older versions the package supports"
+  exit 2
+fi
+modflag=(-modfile="$modfile")
+cache_root=${EXAMPLEDEV_TOOLCHAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/exampledev-pulumi}
+bin_dir="$cache_root/pulumi-v$version/bin"
 
 finish() {
   # The dynamic-provider plugin ships in the npm package; it resolves @pulumi/pulumi from the program's
@@ -51,9 +72,9 @@ ensure_go() {
 # Our Node.js host (cli/nodejs-host) changes more often than the CLI: a stamp of its sources next to the
 # binary says which sources it was built from, and a cached toolchain rebuilds only the host (seconds) when
 # they changed.
-host_stamp=".nodejs-host-$(cat "$here"/cli/nodejs-host/*.go "$here/cli/go.mod" "$here/cli/go.sum" | sha256sum | cut -c1-16)"
+host_stamp=".nodejs-host-$(cat "$here"/cli/nodejs-host/*.go "$modfile" "${modfile%.mod}.sum" | sha256sum | cut -c1-16)"
 build_host() {
-  (cd "$here/cli" && go build -trimpath -ldflags "-s -w -X main.version=$version" \
+  (cd "$here/cli" && go build "${modflag[@]}" -trimpath -ldflags "-s -w -X main.version=$version" \
     -o "$1/pulumi-language-nodejs" ./nodejs-host)
 }
 
@@ -73,9 +94,8 @@ fi
 
 ensure_go
 
-if ! grep -Eq "^\s+github.com/pulumi/pulumi/pkg/v3 v$version( |$)" "$here/cli/go.mod"; then
-  say "error: scripts/toolchain/cli/go.mod does not pin github.com/pulumi/pulumi/pkg/v3 v$version; update it with"
-  say "  (cd scripts/toolchain/cli && go get github.com/pulumi/pulumi/pkg/v3@v$version github.com/pulumi/pulumi/sdk/v3@v$version && go mod tidy)"
+if ! grep -Eq "^\s+github.com/pulumi/pulumi/pkg/v3 v$version( |$)" "$modfile"; then
+  say "error: $modfile does not pin github.com/pulumi/pulumi/pkg/v3 v$version; run scripts/toolchain/newest-pulumi.sh --apply"
   exit 1
 fi
 
@@ -93,7 +113,7 @@ progress() {
 started=$SECONDS
 say "building the Pulumi CLI v$version from Go modules into $bin_dir"
 say "  (first build: about 4 minutes on 2 cores, plus module downloads; later runs reuse the cache)"
-(cd "$here/cli" && go build -v -trimpath \
+(cd "$here/cli" && go build "${modflag[@]}" -v -trimpath \
   -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version" \
   -o "$staging/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi 2>&1 | progress "pulumi CLI")
 say "building the Node.js language host"

@@ -6,6 +6,7 @@ import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "../../sdk/client";
 import { type Backend, type BackendName, startBackend } from "../helpers/backends";
+import { census } from "../helpers/census";
 import { injectFaults } from "../helpers/faults";
 import { type LoopbackProxy, type ProxyHandler, startLoopbackProxy, statusBody } from "../helpers/provider";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
@@ -13,7 +14,6 @@ import { createTestStack, type TestStack } from "../helpers/pulumi";
 const fixture = (name: string) => path.join(__dirname, "fixtures", name);
 const REPO = "registry.example.dev/team/app";
 const DIGEST = `sha256:${"5".repeat(64)}`;
-const SERVICES = "/apis/compute.example.dev/v1alpha1/services";
 
 const forward: ProxyHandler = (_request, send) => send();
 const isPost = (request: { method: string }) => request.method === "POST";
@@ -100,9 +100,12 @@ export function describeDataSafety(backendName: BackendName): void {
         const revision = await api.serviceRevisions.get("victim-pinned");
         expect(service.metadata.uid).toBe(await uidOf(stack, "serviceUid"));
         expect(revision.metadata.uid).toBe(await uidOf(stack, "revisionUid"));
-        // The engine's delete of the replaced Service met the new one: the uid precondition refused it.
+        // The replaced objects are pending replacement in the state (the failed up deleted them). Pulumi 3.259
+        // deleted them again after the creates, and that delete met the new Service: the uid precondition
+        // refused it (409). Since pulumi/pulumi#24588 (September 2026; 3.276 here) the engine sends no such
+        // delete. Either way no delete of this up removed anything.
         const deletes = proxy.exchanges.slice(exchanges).filter((e) => e.method === "DELETE");
-        expect(deletes.map((e) => [e.path, e.status])).toContainEqual([`${SERVICES}/victim`, 409]);
+        expect(deletes.filter((e) => e.status !== 409).map((e) => [e.path, e.status])).toEqual([]);
 
         const refresh = await stack.refresh({ expectNoChanges: true });
         expect(refresh.summary.result).toBe("succeeded");
@@ -302,40 +305,4 @@ function failureLines(error: unknown): string {
   // Pulumi lists an operation's errors under "N errors occurred:" as `* message` lines.
   const errors = lines.filter((line) => /error|timed out|^\s*\* /i.test(line)).map((line) => line.trim());
   return [...new Set(errors)].slice(0, 12).join(" | ");
-}
-
-interface Census {
-  /** Objects in the stack's state. */
-  declared: number;
-  /** Objects on the server, but for the revisions the controller minted (owned by their Service). */
-  onServer: number;
-  /** On the server and not in state. */
-  orphans: string[];
-  /** Logical names with more than one object on the server. */
-  duplicates: string[];
-}
-
-/** What the stack's state holds against what the server holds. */
-async function census(api: Client, stack: Stack): Promise<Census> {
-  const { deployment } = await stack.exportStack();
-  const resources = (deployment.resources ?? []) as { type: string; id?: string; urn: string }[];
-  const inState = resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/exampledev:"));
-  const stateNames = new Set(inState.map((r) => `${r.type.split(":").pop()}/${r.id}`));
-  const lists = await Promise.all([
-    api.proxies.listAll(),
-    api.services.listAll(),
-    api.serviceRevisions.listAll(),
-  ]);
-  const objects = lists
-    .flat()
-    .filter((object) => (object.metadata.ownerReferences ?? []).length === 0)
-    .map((object) => `${object.kind}/${object.metadata.name}`);
-  // An auto-named object is `<logical name>-<5 hex>`: two of one logical name are a duplicate.
-  const logical = objects.map((name) => name.replace(/-[0-9a-f]{5}$/, ""));
-  return {
-    declared: inState.length,
-    onServer: objects.length,
-    orphans: objects.filter((name) => !stateNames.has(name)),
-    duplicates: [...new Set(logical.filter((name, i) => logical.indexOf(name) !== i))],
-  };
 }

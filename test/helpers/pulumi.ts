@@ -22,7 +22,7 @@ const isInside = (dir: string, parent: string) => !path.relative(parent, dir).st
 
 /**
  * Creates a stack of the Pulumi project in `workDir` on a file:// backend in a fresh temporary directory,
- * driven through the Automation API and the real, pinned CLI.
+ * driven through the Automation API and the real, pinned CLI (or the CLI of `pulumiVersion`).
  *
  * A fixture of test/e2e/fixtures runs from a copy in that directory: its stack settings
  * (`Pulumi.<stack>.yaml`) are written beside its Pulumi.yaml, and test files running at the same time use
@@ -33,13 +33,13 @@ const isInside = (dir: string, parent: string) => !path.relative(parent, dir).st
  */
 export async function createTestStack(
   workDir: string,
-  options: { stackName?: string; env?: Record<string, string> } = {},
+  options: { stackName?: string; env?: Record<string, string>; pulumiVersion?: string } = {},
 ): Promise<TestStack> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "exampledev-e2e-"));
   mkdirSync(path.join(stateDir, "backend"));
   const fixture = isInside(workDir, FIXTURES);
   const dir = fixture ? privateCopy(workDir, stateDir) : workDir;
-  const pulumi = await pinnedPulumi(stateDir, "e2e-passphrase");
+  const pulumi = await pinnedPulumi(stateDir, "e2e-passphrase", options.pulumiVersion);
   const env = { ...pulumi.env, ...(fixture && { PULUMI_NODEJS_TRANSPILE_ONLY: "true" }), ...options.env };
   const stack = await LocalWorkspace.createStack(
     { stackName: options.stackName ?? "e2e", workDir: dir },

@@ -4,8 +4,10 @@
 // published module that contains it is github.com/pulumi/pulumi/sdk/v3 v3.68.0. That host still runs programs
 // correctly against today's CLI and @pulumi/pulumi, but it answers RunPlugin with "not supported", and current
 // CLIs start Node.js policy packs through RunPlugin. This host therefore starts the v3.68.0 host (the binary
-// named by -compat-host, next to this one by default), forwards every program-related call to it, and serves
-// RunPlugin itself by starting @pulumi/pulumi's run-policy-pack (analyzers) or the plugin's entry point.
+// named by -compat-host, next to this one by default) and forwards to it what has not changed since (the
+// program's plugins, dependencies, About). It serves the rest itself: Run with the program's own
+// @pulumi/pulumi runner on the engine's monitor (run.go), RunPlugin by starting @pulumi/pulumi's
+// run-policy-pack (analyzers) or the plugin's entry point, and GenerateProgram.
 package main
 
 import (
@@ -40,6 +42,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: pulumi-language-nodejs [flags] <engine address>")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func run(args []string) error {
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Cancel: cancel,
 		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{compat: compat.client})
+			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{compat: compat.client, engine: args[len(args)-1]})
 			return nil
 		},
 	})
@@ -115,6 +120,8 @@ func (c *compatHost) stop() {
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	compat pulumirpc.LanguageRuntimeClient
+	// engine is the engine's address, the last of the host's arguments (after its flags).
+	engine string
 }
 
 func (h *host) GetPluginInfo(context.Context, *pbempty.Empty) (*pulumirpc.PluginInfo, error) {
@@ -125,10 +132,6 @@ func (h *host) GetRequiredPlugins(
 	ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest,
 ) (*pulumirpc.GetRequiredPluginsResponse, error) {
 	return h.compat.GetRequiredPlugins(ctx, req)
-}
-
-func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	return h.compat.Run(ctx, req)
 }
 
 func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
