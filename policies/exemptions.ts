@@ -7,6 +7,7 @@ import type {
 } from "@pulumi/policy";
 import type { PolicyConfigJSONSchema } from "@pulumi/policy/schema";
 import { isRecord } from "../sdk/shared/records";
+import { daysBetween, isValidDate, today } from "./dates";
 import { objectName, plainProperties } from "./resources";
 import { EXEMPTION_SETTINGS, SettingError } from "./settings";
 
@@ -22,7 +23,7 @@ import { EXEMPTION_SETTINGS, SettingError } from "./settings";
  * module decides both for the pack (every policy is wrapped by `withExemptions`), the audit and the report.
  */
 
-export { EXEMPTION_SETTINGS };
+export { EXEMPTION_SETTINGS, today };
 
 export interface Exemption {
   /** A glob over `metadata.name` (`*` any run of characters, `?` one), or a URN (`urn:pulumi:…`, also a glob). */
@@ -32,8 +33,6 @@ export interface Exemption {
   /** `YYYY-MM-DD`: the exemption applies through that day (UTC). */
   expires: string;
 }
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const EXEMPTION_CONFIG: Record<(typeof EXEMPTION_SETTINGS)[number], PolicyConfigJSONSchema> = {
   exemptions: {
@@ -63,21 +62,6 @@ export const EXEMPTION_CONFIG: Record<(typeof EXEMPTION_SETTINGS)[number], Polic
 /** The policy's config schema with the exemption settings added. */
 export function withExemptionSchema(schema: PolicyConfigSchema | undefined): PolicyConfigSchema {
   return { ...schema, properties: { ...schema?.properties, ...EXEMPTION_CONFIG } };
-}
-
-/** Today's date, `YYYY-MM-DD` in UTC. */
-export function today(now: Date = new Date()): string {
-  return now.toISOString().slice(0, 10);
-}
-
-function validDate(value: string): boolean {
-  if (!DATE.test(value)) return false;
-  const parsed = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-}
-
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
 /**
@@ -113,7 +97,7 @@ export function readExemptions(policy: string, config: unknown, on: string = tod
         );
     }
     const exemption = entry as unknown as Exemption;
-    if (!validDate(exemption.expires))
+    if (!isValidDate(exemption.expires))
       throw new SettingError(
         policy,
         `${at}.expires`,

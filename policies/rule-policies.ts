@@ -1,5 +1,6 @@
 import type { EnforcementLevel, ResourceRemediation, ResourceValidationPolicy } from "@pulumi/policy";
 import { parsePath, RULES, type RuleInfo, type Severity } from "../sdk/schema";
+import { policyMetadata, ruleFix, ruleSeverity } from "./metadata";
 import { applyEdits, remediationProperties } from "./remediation";
 import { describeResource, kindOfType, plainProperties } from "./resources";
 import { RULE_REMEDIATIONS, type RuleRemediation } from "./rule-remediations";
@@ -37,6 +38,13 @@ function rulePolicy(rule: RuleInfo): ResourceValidationPolicy {
     name: rule.id,
     description: rule.description,
     enforcementLevel: enforcementLevelOf(rule.severity),
+    ...policyMetadata({
+      name: rule.id,
+      area: "api-rule",
+      kinds: rule.kinds,
+      severity: ruleSeverity(rule.severity),
+      fix: ruleFix(rule),
+    }),
     validateResource: ({ type, name, props }, reportViolation) => {
       const kind = kindOfType(type);
       if (kind === undefined || !rule.kinds.includes(kind)) return;

@@ -1,6 +1,7 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
-import type { KindName } from "../sdk/schema";
+import { KIND_NAMES, type KindName } from "../sdk/schema";
 import { isRecord } from "../sdk/shared/records";
+import { policyMetadata } from "./metadata";
 import { describeResource, isKnownName, kindOfType, objectName, plainProperties } from "./resources";
 
 /** A resource of ours in the stack, with its properties read as plain values. */
@@ -30,6 +31,13 @@ export const liveRevisionManaged: StackValidationPolicy = {
   description:
     "A Service that pins spec.liveRevision names a ServiceRevision managed by the same stack, so the pinned revision is known to exist.",
   enforcementLevel: "advisory",
+  ...policyMetadata({
+    name: "live-revision-managed",
+    area: "stack",
+    kinds: ["Service", "ServiceRevision"],
+    severity: "low",
+    fix: "Pin a ServiceRevision the stack manages, add that ServiceRevision to the stack, or clear spec.liveRevision to follow the latest minted revision.",
+  }),
   validateStack: ({ resources }, reportViolation) => {
     const objects = stackObjects(resources);
     const revisionNames = objects
@@ -54,6 +62,13 @@ export const uniqueObjectNames: StackValidationPolicy = {
   description:
     "Resources of one kind in a stack have distinct metadata.name values: names are cluster-scoped, so two resources with one name would manage the same API object.",
   enforcementLevel: "mandatory",
+  ...policyMetadata({
+    name: "unique-object-names",
+    area: "stack",
+    kinds: KIND_NAMES,
+    severity: "high",
+    fix: "Give each resource of a kind a distinct metadata.name, or remove metadata.name to let Pulumi generate one.",
+  }),
   // Every resource that shares a name is reported, naming the others: the engine's resource order varies
   // between runs, so "the later one" would move from run to run.
   validateStack: ({ resources }, reportViolation) => {

@@ -63,6 +63,8 @@ export const allowedSources = organisationPolicy<Settings>({
       ),
     },
   },
+  severity: "high",
+  fix: "Take the artifact or repository from one of the registries and git hosts the policy config allows (ociRepositories, gitRepositories), or ask the platform team to allow it.",
   remediation:
     "none: another registry or repository holds another artifact, which only the author can choose",
   check: (kind, props, settings) =>

@@ -46,6 +46,8 @@ export function compatibilityDateMaxAge(now: () => Date = () => new Date()) {
         },
       },
     },
+    severity: "medium",
+    fix: "Move runtime.compatibilityDate to a date within maxAgeDays of today, after testing the service on it.",
     remediation:
       "none: a newer compatibility date changes how the runtime runs the service's code, which its author must test",
     check: (kind, props, { maxAgeDays }) => {

@@ -1,5 +1,6 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
+import type { PolicyConfigSchema, ResourceValidationPolicy, Severity } from "@pulumi/policy";
 import type { KindName } from "../../sdk/schema";
+import { policyMetadata } from "../metadata";
 import { applyEdits, type Edit, remediationProperties } from "../remediation";
 import { describeResource, kindOfType, plainProperties } from "../resources";
 import { readSettings } from "../settings";
@@ -14,6 +15,10 @@ export interface OrganisationPolicyDefinition<Settings> {
   description: string;
   kinds: readonly KindName[];
   configSchema: PolicyConfigSchema;
+  /** How much a violation matters, on Pulumi's scale (`low` to `critical`). */
+  severity: Severity;
+  /** How the author fixes a violation: Pulumi's `remediationSteps`. */
+  fix: string;
   /** What `remediate` fixes, or why the policy has none; for the documentation. */
   remediation: string;
   /** Refuses settings the JSON schema cannot judge (throw a SettingError). */
@@ -34,7 +39,7 @@ export interface OrganisationPolicy {
 export function organisationPolicy<Settings>(
   definition: OrganisationPolicyDefinition<Settings>,
 ): OrganisationPolicy {
-  const { name, description, kinds, configSchema, remediation } = definition;
+  const { name, description, kinds, configSchema, remediation, severity, fix } = definition;
   const settingsOf = (config: object) => {
     const settings = readSettings<Settings>(name, configSchema, config);
     definition.checkSettings?.(settings);
@@ -48,6 +53,7 @@ export function organisationPolicy<Settings>(
       name,
       description,
       enforcementLevel: "disabled",
+      ...policyMetadata({ name, area: "organisation", kinds, severity, fix }),
       configSchema,
       validateResource: ({ type, name: resourceName, props, getConfig }, reportViolation) => {
         const kind = kindOfType(type);

@@ -24,6 +24,8 @@ export const previewTtlMax = organisationPolicy<Settings>({
       ),
     },
   },
+  severity: "medium",
+  fix: "Set spec.source.git.previews.ttl to maxTtl or less.",
   remediation:
     "none: a shorter ttl deletes idle previews sooner, which reviewers may still be using; the author picks the ttl",
   checkSettings: ({ maxTtl }) => {

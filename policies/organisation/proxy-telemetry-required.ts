@@ -37,6 +37,8 @@ export const proxyTelemetryRequired = organisationPolicy<Record<string, never>>(
     "Every Proxy exports its telemetry to a sink the organisation watches (thirdPartySinks on a cloud proxy, otelCollectorConfig on one you run), so its traffic can be monitored and investigated.",
   kinds: ["Proxy"],
   configSchema: { properties: {} },
+  severity: "medium",
+  fix: "Export the Proxy's telemetry: thirdPartySinks on a cloud proxy, otelCollectorConfig on one you run.",
   remediation: "none: which sink to export to, and with which credentials, only the author knows",
   check: (_kind, props) => {
     const spec = valueAt(props, ["spec"]);

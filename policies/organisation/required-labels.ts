@@ -62,6 +62,8 @@ export const requiredLabels = organisationPolicy<Settings>({
       },
     },
   },
+  severity: "low",
+  fix: "Add each required label to metadata.labels, with one of the values the policy config allows.",
   remediation:
     "fills in a missing required label from `defaults`; a label with a value that is not allowed is left for the author",
   checkSettings: ({ labels, defaults }) => {

@@ -9,12 +9,15 @@ import { createClient } from "../../sdk/client";
 import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { KIND_NAMES, type KindName } from "../../sdk/schema";
 import { isRecord } from "../../sdk/shared/records";
+import { describeException, judgeException } from "../exceptions";
 import { type Exemption, isExemptedReport, readExemptions, today } from "../exemptions";
+import { type PackConfig, PackConfigError, type PolicyException, readPackConfig } from "../pack-config";
 import { POLICIES } from "../policies";
 import { SettingError } from "../settings";
+import { objectKey, readStackUrns } from "./stack-state";
 
 export const AUDIT_USAGE =
-  "usage: exampledev-policy-report audit [--base-url <url> (token from EXAMPLEDEV_TOKEN) | --kubeconfig <file> [--context <name>]] [--policy-pack-config <file>] [--format text|json|sarif] [--page-size <n>]";
+  "usage: exampledev-policy-report audit [--base-url <url> (token from EXAMPLEDEV_TOKEN) | --kubeconfig <file> [--context <name>]] [--policy-pack-config <file>] [--stack-state <pulumi stack export> ...] [--format text|json|sarif] [--page-size <n>]";
 
 /** A usage or configuration error: exit status 2. */
 export class AuditUsageError extends Error {}
@@ -28,10 +31,14 @@ export interface AuditViolation {
   path?: string;
 }
 
-export interface AuditExemption extends Omit<Exemption, "resource"> {
+/** An exempted violation: by the pack's exemption (owner and expiry always), or by a Pulumi exception (its ID). */
+export interface AuditExemption extends Omit<Exemption, "resource" | "owner" | "expires"> {
   policy: string;
   kind: KindName;
   name: string;
+  owner?: string;
+  expires?: string;
+  exception?: string;
 }
 
 export interface AuditResult {
@@ -48,33 +55,7 @@ export interface LiveObject {
 
 type PolicyConfig = Record<string, unknown>;
 
-const LEVELS = new Set(["advisory", "mandatory", "remediate", "disabled"]);
-
-/**
- * The policy pack config file, as `pulumi preview --policy-pack-config` reads it: policy name -> a level, or
- * `{ enforcementLevel?, ...settings }`; `all` sets the level of every policy. Names no policy of the pack has
- * are refused, like the CLI refuses them.
- */
-export function readPackConfig(text: string): PolicyConfig {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new AuditUsageError(`the policy pack config is not JSON: ${(error as Error).message}`);
-  }
-  if (!isRecord(parsed)) throw new AuditUsageError("the policy pack config must be a JSON object");
-  const names = new Set(POLICIES.map(({ name }) => name));
-  for (const [name, value] of Object.entries(parsed)) {
-    if (name !== "all" && !names.has(name))
-      throw new AuditUsageError(`the policy pack config names "${name}", which is not a policy of the pack`);
-    const level = typeof value === "string" ? value : isRecord(value) ? value.enforcementLevel : undefined;
-    if (level !== undefined && (typeof level !== "string" || !LEVELS.has(level)))
-      throw new AuditUsageError(
-        `policy config "${name}": enforcementLevel ${JSON.stringify(level)} is not a level`,
-      );
-  }
-  return parsed;
-}
+const POLICY_NAMES: ReadonlySet<string> = new Set(POLICIES.map(({ name }) => name));
 
 function levelOf(policy: ResourceValidationPolicy, config: PolicyConfig): EnforcementLevel {
   const own = config[policy.name];
@@ -108,13 +89,20 @@ function resourcePolicies(config: PolicyConfig) {
 export class Auditor {
   readonly result: AuditResult = { objects: 0, violations: [], exemptions: [] };
   private readonly policies: ReturnType<typeof resourcePolicies>;
+  private readonly exceptions: readonly PolicyException[];
 
-  constructor(config: PolicyConfig, on: string = today()) {
-    this.policies = resourcePolicies(config);
+  /** `urns`: `Kind/metadata.name` -> URN, for the objects of stacks (stack-state.ts), which exceptions name. */
+  constructor(
+    config: PackConfig,
+    private readonly urns: ReadonlyMap<string, string> = new Map(),
+    private readonly on: string = today(),
+  ) {
+    this.policies = resourcePolicies(config.policies);
+    this.exceptions = config.exceptions;
     // A wrong exemption is a configuration error even when no object would reach it.
     for (const { policy, settings } of this.policies) {
       try {
-        readExemptions(policy.name, settings, on);
+        readExemptions(policy.name, settings, this.on);
       } catch (error) {
         if (error instanceof SettingError) throw new AuditUsageError(error.message);
         throw error;
@@ -141,8 +129,30 @@ export class Auditor {
         if (isExemptedReport(message)) {
           const { resource: _, ...exemption } = message.exemption;
           this.result.exemptions.push({ policy: policy.name, kind, name, ...exemption });
+          return;
+        }
+        const judgement = judgeException(
+          this.exceptions,
+          policy.name,
+          this.urns.get(objectKey(kind, name)),
+          this.on,
+        );
+        if (judgement.exempted) {
+          const { id, reason, owner, expires } = judgement.exception;
+          this.result.exemptions.push({
+            policy: policy.name,
+            kind,
+            name,
+            reason,
+            owner,
+            expires,
+            exception: id,
+          });
         } else {
-          const text = String(message);
+          const expired = judgement.expired
+            ? ` (its ${describeException(judgement.expired)} expired on ${judgement.expired.expires})`
+            : "";
+          const text = `${String(message)}${expired}`;
           const path = pathOf(text);
           this.result.violations.push({
             policy: policy.name,
@@ -186,6 +196,18 @@ const KIND_LISTS = {
   ServiceRevision: "serviceRevisions",
 } as const satisfies Record<KindName, string>;
 
+/** `by policy exception "EXC-1" until 2026-12-31 (owner team-edge): reason`, with the parts an exemption has. */
+function exemptionTerms({ exception, expires, owner, reason }: AuditExemption): string {
+  return [
+    exception !== undefined && `by policy exception "${exception}"`,
+    expires !== undefined && `until ${expires}`,
+    owner !== undefined && `(owner ${owner})`,
+  ]
+    .filter(Boolean)
+    .join(" ")
+    .concat(`: ${reason}`);
+}
+
 const sarifLevel = (level: string) => (level === "mandatory" ? "error" : "warning");
 
 export function toSarif(result: AuditResult): object {
@@ -217,14 +239,17 @@ export function toSarif(result: AuditResult): object {
             ruleId: exemption.policy,
             level: "note",
             message: {
-              text: `${exemption.kind} "${exemption.name}" is exempted until ${exemption.expires} (owner ${exemption.owner}): ${exemption.reason}`,
+              text: `${exemption.kind} "${exemption.name}" is exempted ${exemptionTerms(exemption)}`,
             },
             locations: location(exemption.kind, exemption.name),
             suppressions: [
               {
                 kind: "external",
                 status: "accepted",
-                justification: `${exemption.reason} (owner ${exemption.owner}, expires ${exemption.expires})`,
+                justification: exemption.reason,
+                ...(exemption.exception !== undefined && {
+                  properties: { policyException: exemption.exception },
+                }),
               },
             ],
           })),
@@ -247,7 +272,7 @@ export function toText(result: AuditResult): string {
   if (result.exemptions.length > 0) {
     lines.push(`exemptions (${result.exemptions.length})`);
     for (const e of result.exemptions)
-      lines.push(`  ${e.policy}: ${e.kind} "${e.name}" until ${e.expires} (owner ${e.owner}): ${e.reason}`);
+      lines.push(`  ${e.policy}: ${e.kind} "${e.name}" ${exemptionTerms(e)}`);
   }
   lines.push(
     `${result.objects} objects, ${mandatory} mandatory and ${result.violations.length - mandatory} advisory violations, ${result.exemptions.length} exempted`,
@@ -262,6 +287,7 @@ export async function audit(argv: readonly string[], env: NodeJS.ProcessEnv = pr
     kubeconfig?: string;
     context?: string;
     "policy-pack-config"?: string;
+    "stack-state"?: string[];
     format?: string;
     "page-size"?: string;
   };
@@ -273,6 +299,7 @@ export async function audit(argv: readonly string[], env: NodeJS.ProcessEnv = pr
         kubeconfig: { type: "string" },
         context: { type: "string" },
         "policy-pack-config": { type: "string" },
+        "stack-state": { type: "string", multiple: true },
         format: { type: "string", default: "text" },
         "page-size": { type: "string", default: "500" },
       },
@@ -287,15 +314,14 @@ export async function audit(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new AuditUsageError("--page-size takes a whole number, 1 or more");
   const file = values["policy-pack-config"];
-  let config: PolicyConfig = {};
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      throw new AuditUsageError(`--policy-pack-config: ${(error as Error).message}`);
-    }
-    config = readPackConfig(text);
+  let config: PackConfig = { policies: {}, exceptions: [] };
+  let urns: Map<string, string>;
+  try {
+    if (file !== undefined) config = readPackConfig(readFileSync(file, "utf8"), POLICY_NAMES);
+    urns = readStackUrns(values["stack-state"] ?? []);
+  } catch (error) {
+    if (error instanceof PackConfigError) throw new AuditUsageError(error.message);
+    throw new AuditUsageError((error as Error).message);
   }
   let settings: ReturnType<typeof resolveSettings>;
   try {
@@ -303,7 +329,7 @@ export async function audit(argv: readonly string[], env: NodeJS.ProcessEnv = pr
   } catch (error) {
     throw new AuditUsageError((error as Error).message);
   }
-  const auditor = new Auditor(config);
+  const auditor = new Auditor(config, urns);
   const client = createClient(settings);
   try {
     for (const kind of KIND_NAMES) {

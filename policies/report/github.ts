@@ -10,6 +10,7 @@ const ANNOTATION: Readonly<Record<FindingLevel, "error" | "warning" | "notice">>
   advisory: "warning",
   warning: "warning",
   remediate: "notice",
+  exempted: "notice",
 };
 
 /** Escapes for a workflow command's message and its properties (GitHub's own toolkit does the same). */

@@ -5,20 +5,24 @@
 import "../../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { today } from "../dates";
+import { type PackConfig, readPackConfig } from "../pack-config";
+import { POLICIES } from "../policies";
 import { audit } from "./audit";
-import { exemptionsSummary } from "./exemptions";
+import { exemptionsSummary, judgeExceptions } from "./exemptions";
 import { annotation, placement, summary } from "./github";
 import { findings, sourceLocations } from "./preview-results";
 import { mintingServices, revisionsSummary } from "./revisions";
 
 const USAGE =
-  "usage: exampledev-policy-report --preview <preview.json> --events <events.jsonl> [--project-dir <dir>] [--repository-root <dir>] [--summary <file>]";
+  "usage: exampledev-policy-report --preview <preview.json> --events <events.jsonl> [--policy-pack-config <file>] [--project-dir <dir>] [--repository-root <dir>] [--summary <file>]";
 
 function main(): void {
   const { values } = parseArgs({
     options: {
       preview: { type: "string" },
       events: { type: "string" },
+      "policy-pack-config": { type: "string" },
       "project-dir": { type: "string", default: process.cwd() },
       "repository-root": { type: "string", default: process.env.GITHUB_WORKSPACE ?? process.cwd() },
       summary: { type: "string", default: process.env.GITHUB_STEP_SUMMARY },
@@ -27,7 +31,15 @@ function main(): void {
   if (values.preview === undefined || values.events === undefined) throw new Error(USAGE);
   const previewJson = readFileSync(values.preview, "utf8");
   const locations = sourceLocations(previewJson);
-  const found = findings(readFileSync(values.events, "utf8")).map((finding) => {
+  // The preview's config file, when given: its exceptions' owners and expiries, judged as the pack judges them.
+  const configFile = values["policy-pack-config"];
+  const config: PackConfig | undefined =
+    configFile === undefined
+      ? undefined
+      : readPackConfig(readFileSync(configFile, "utf8"), new Set(POLICIES.map(({ name }) => name)));
+  const reported = findings(readFileSync(values.events, "utf8"));
+  const judged = config === undefined ? reported : judgeExceptions(reported, config, today());
+  const found = judged.map((finding) => {
     const location = finding.urn === undefined ? undefined : locations.get(finding.urn);
     const place = location && placement(location, values["project-dir"], values["repository-root"]);
     return { finding, place };
@@ -35,7 +47,10 @@ function main(): void {
   for (const { finding, place } of found) console.log(annotation(finding, place));
   // Beside the findings: the Services whose change mints a revision, and why (a shared template's blast radius).
   const revisions = revisionsSummary(mintingServices(previewJson));
-  const exempted = exemptionsSummary(found.map(({ finding }) => finding));
+  const exempted = exemptionsSummary(
+    found.map(({ finding }) => finding),
+    config,
+  );
   if (values.summary) appendFileSync(values.summary, `${summary(found)}\n${exempted}\n${revisions}`);
 }
 

@@ -11,7 +11,7 @@ export interface SourceLocation {
   column: number;
 }
 
-export type FindingLevel = "mandatory" | "advisory" | "remediate" | "error" | "warning";
+export type FindingLevel = "mandatory" | "advisory" | "remediate" | "error" | "warning" | "exempted";
 
 /** A policy violation, a remediation or a diagnostic of the preview, with the resource it is about. */
 export interface Finding {
@@ -20,6 +20,8 @@ export interface Finding {
   level: FindingLevel;
   urn: string | undefined;
   message: string;
+  /** The Pulumi policy exception the CLI applied to this violation (the lowest ID of those that matched). */
+  exception?: { id: string; reason: string };
 }
 
 const POSITION = /^project:\/\/\/(.+)#(\d+),(\d+)$/;
@@ -58,11 +60,13 @@ export function sourceLocations(previewJson: string): Map<string, SourceLocation
 }
 
 function policyFinding(event: Record<string, unknown>, level: FindingLevel, message: string): Finding {
+  const [exception] = Array.isArray(event.exceptions) ? event.exceptions.filter(isRecord) : [];
   return {
     source: String(event.policyName),
-    level,
+    level: exception ? "exempted" : level,
     urn: typeof event.resourceUrn === "string" && event.resourceUrn !== "" ? event.resourceUrn : undefined,
     message,
+    ...(exception && { exception: { id: String(exception.id), reason: String(exception.reason) } }),
   };
 }
 

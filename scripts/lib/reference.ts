@@ -21,11 +21,12 @@ import { isRequiredField } from "../../sdk/schema/openapi";
 import { def, unwrapField } from "../../sdk/schema/walk";
 import { code, conditionalDefaults, markdown, table } from "./docs";
 import { generatedHeader } from "./generated-header";
+import { policiesSection } from "./reference-policies";
 import { type SchemaField, schemaFields } from "./schema-fields";
 
 export const REFERENCE_FILE = "docs/reference.md";
 export const REFERENCE_SOURCE =
-  "the zod schema (sdk/schema: fields, defaults, descriptions, RULES, SECRET_FIELDS; scripts/lib/reference.ts) and the native package schema's functions (provider/native/package-schema.ts)";
+  "the zod schema (sdk/schema: fields, defaults, descriptions, RULES, SECRET_FIELDS; scripts/lib/reference.ts), the native package schema's functions (provider/native/package-schema.ts) and the policy pack's policies (policies/policies.ts; scripts/lib/reference-policies.ts)";
 
 type Schema = z.core.$ZodType;
 
@@ -299,5 +300,6 @@ export function referencePage(): string {
       "",
     ]),
     functionsSection(),
+    policiesSection(),
   ].join("\n");
 }

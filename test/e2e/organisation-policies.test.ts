@@ -37,7 +37,7 @@ async function preview(t: TestStack, config?: string) {
  */
 function reports(output: string, level: string): string[] {
   const pattern = new RegExp(
-    `\\[${level}\\]\\s+([a-z0-9-]+)\\s+\\(pulumi-nodejs:dynamic/exampledev:\\w+: ([\\w-]+)\\)`,
+    `\\[${level}\\](?: \\[severity: \\w+\\])?\\s+([a-z0-9-]+)\\s+\\(pulumi-nodejs:dynamic/exampledev:\\w+: ([\\w-]+)\\)`,
     "g",
   );
   return [

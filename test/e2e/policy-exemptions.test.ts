@@ -57,7 +57,7 @@ describe("policy exemptions through `pulumi preview --policy-pack … --policy-p
     const { passed, output } = await preview(t, allowedSources([]));
     expect(passed, output).toBe(false);
     expect(output).toMatch(
-      /\[mandatory\]\s+allowed-sources\s+\(pulumi-nodejs:dynamic\/exampledev:Service: breaks-allowed-sources\)/,
+      /\[mandatory\] \[severity: high\]\s+allowed-sources\s+\(pulumi-nodejs:dynamic\/exampledev:Service: breaks-allowed-sources\)/,
     );
   });
 
@@ -66,7 +66,7 @@ describe("policy exemptions through `pulumi preview --policy-pack … --policy-p
     const { passed, output } = await preview(t, allowedSources([{ ...EXEMPTION, expires }]));
     expect(passed, output).toBe(true);
     expect(output).toMatch(
-      /\[advisory\]\s+allowed-sources\s+\(pulumi-nodejs:dynamic\/exampledev:Service: breaks-allowed-sources\)/,
+      /\[advisory\] \[severity: high\]\s+allowed-sources\s+\(pulumi-nodejs:dynamic\/exampledev:Service: breaks-allowed-sources\)/,
     );
     expect(output).toContain(
       `exempted until ${expires} (owner team-web): vendor image until the mirror lands`,
@@ -78,7 +78,7 @@ describe("policy exemptions through `pulumi preview --policy-pack … --policy-p
     const expires = day(-1);
     const { passed, output } = await preview(t, allowedSources([{ ...EXEMPTION, expires }]));
     expect(passed).toBe(false);
-    expect(output).toMatch(/\[mandatory\]\s+allowed-sources/);
+    expect(output).toMatch(/\[mandatory\] \[severity: high\]\s+allowed-sources/);
     expect(output).toContain(`its exemption expired on ${expires}`);
   });
 

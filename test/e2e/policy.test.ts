@@ -3,11 +3,16 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POLICIES } from "../../policies/policies";
+import { anchors } from "../helpers/markdown";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 import { copyRepository, type RepoCopy } from "./repo-copy";
 
 const pack = path.resolve(__dirname, "../../policies");
-const named = (level: string) => POLICIES.filter((p) => p.enforcementLevel === level).map((p) => p.name);
+// The policies a resource can break: policy-exceptions judges the config file's exceptions, not a resource.
+const named = (level: string) =>
+  POLICIES.filter((p) => p.enforcementLevel === level && !p.tags?.includes("policy-config")).map(
+    (p) => p.name,
+  );
 
 describe("the policy pack through `pulumi preview --policy-pack`", () => {
   let t: TestStack;
@@ -85,7 +90,7 @@ describe("the policy pack through `pulumi preview --policy-pack`", () => {
   /** The report of one policy on the resource named after it: level, name, then the message with the path. */
   const reported = (output: string, level: string, policy: string) =>
     new RegExp(
-      `\\[${level}\\]\\s+${policy}\\s+\\(pulumi-nodejs:dynamic/exampledev:\\w+: ${policy}\\)\\n.*\\n\\s+\\w+ "${policy}": (spec|metadata)\\.\\S+: `,
+      `\\[${level}\\](?: \\[severity: \\w+\\])?\\s+${policy}\\s+\\(pulumi-nodejs:dynamic/exampledev:\\w+: ${policy}\\)\\n.*\\n\\s+\\w+ "${policy}": (spec|metadata)\\.\\S+: `,
     ).test(output);
 
   it("fails on a stack that breaks every mandatory rule once, naming each rule and its field path", async () => {
@@ -169,5 +174,23 @@ describe("the policy pack through `pulumi preview --policy-pack`", () => {
     );
     for (const policy of named("mandatory")) expect(levels.get(policy), policy).toBe("error mandatory");
     for (const policy of named("advisory")) expect(levels.get(policy), policy).toBe("warning advisory");
+
+    // Pulumi's policy metadata: the engine's event of each violation carries the policy's severity (3.276
+    // carries neither remediationSteps nor url into events or --json), and the pack's message its fix and a
+    // URL that resolves to the policy's heading in docs/reference.md.
+    const violations = readFileSync(events, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .flatMap((line) => JSON.parse(line).policyEvent ?? []);
+    expect(violations.length).toBeGreaterThanOrEqual(placed.length);
+    const referenceAnchors = anchors(readFileSync(path.join(copy.dir, "docs/reference.md"), "utf8"));
+    for (const { policyName, severity, message } of violations) {
+      const policy = POLICIES.find(({ name }) => name === policyName);
+      expect(severity, policyName).toBe(policy?.severity);
+      expect(message).toContain(`How to fix: ${policy?.remediationSteps}`);
+      const url = new URL(/Reference: (\S+)/.exec(message)?.[1] ?? "");
+      expect(url.href.split("#")[0]).toMatch(/\/blob\/main\/docs\/reference\.md$/);
+      expect(referenceAnchors.has(url.hash.slice(1)), url.href).toBe(true);
+    }
   });
 });

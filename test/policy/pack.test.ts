@@ -39,10 +39,12 @@ function enforcementLevelOf(name: string) {
 }
 
 /** What the engine receives for a rule's failing case: the server puts the policy's description first. */
+/** What the served pack reports: the description, the violation, then how to fix it and where it is documented. */
 function diagnostic(ruleId: string, enforcementLevel: EnforcementLevel): Diagnostic {
-  const description = POLICIES.find((policy) => policy.name === ruleId)?.description;
+  const policy = POLICIES.find((candidate) => candidate.name === ruleId);
   const [message] = FAILING_CASES[ruleId]?.messages ?? [];
-  return { policy: ruleId, enforcementLevel, message: `${description}\n${message}` };
+  const reference = `How to fix: ${policy?.remediationSteps}\nReference: ${policy?.url}`;
+  return { policy: ruleId, enforcementLevel, message: `${policy?.description}\n${message}\n${reference}` };
 }
 
 describe("the policy pack", () => {
