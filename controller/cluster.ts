@@ -9,6 +9,7 @@ import {
   NotFoundError,
   type ResourceClient,
 } from "../sdk/client";
+import type { EventClient } from "../sdk/client/events";
 import type { ApiObject } from "../sdk/client/types";
 import { Informer, type InformerHandlers, type InformerOptions, type Transform } from "./informer";
 import { SecretValuesCache } from "./secret-values";
@@ -29,6 +30,12 @@ export interface KindCache {
   /** Status only (`/status`); `metadata.resourceVersion` must be the stored one. */
   replaceStatus(object: ApiObject): Promise<ApiObject>;
   /**
+   * A JSON merge patch of the status (`/status`), for a cache that keeps only part of its objects: a PUT of
+   * such an object would tell the server's field manager that the labels and annotations it lacks were
+   * removed, and take them from their managers. A `metadata.resourceVersion` in it is a precondition.
+   */
+  patchStatus(name: string, patch: MergePatch): Promise<ApiObject>;
+  /**
    * A JSON merge patch of the object; a `metadata.resourceVersion` in it is a precondition (409 Conflict
    * when the object changed), as kube-apiserver reads it.
    */
@@ -42,9 +49,11 @@ export interface Cluster {
   revisions: KindCache;
   /**
    * Read and written only by the Proxy drain (drain.ts), when the controller runs it. Its cache keeps each
-   * Proxy's name, uid, resourceVersion, deletionTimestamp and finalizers, nothing else.
+   * Proxy's name, uid, resourceVersion, generation, deletionTimestamp, finalizers and status, no spec.
    */
   proxies: KindCache;
+  /** Where the controller records Kubernetes Events (recorder.ts); without it, none are recorded. */
+  events?: EventClient;
   /**
    * Starts the caches of the kinds that have handlers (as client-go's informer factory starts only the
    * informers asked for, so a controller needs no permission on a kind it leaves alone); resolves once each
@@ -57,8 +66,11 @@ export interface Cluster {
    * kind), for a caller that knows them: the local server that runs the controller in its own process, whose
    * versions are counters.
    */
-  reached(versions: { services?: string; revisions?: string }): Promise<void>;
+  reached(versions: LastWrites): Promise<void>;
 }
+
+/** The resourceVersion of the last write of each kind the controller watches, by its cache's name. */
+export type LastWrites = Partial<Record<"services" | "revisions" | "proxies", string>>;
 
 type AnyResourceClient = ResourceClient<ApiObject, ApiObject>;
 
@@ -82,6 +94,7 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
     services: services.cache,
     revisions: revisions.cache,
     proxies: proxies.cache,
+    events: client.events,
     async start() {
       const used = all.filter((informer) => informer.hasHandlers);
       for (const informer of used) informer.start();
@@ -91,14 +104,15 @@ export function clusterOf(client: Client, options: InformerOptions = {}): Cluste
       await Promise.all(all.map((informer) => informer.stop()));
     },
     async reached(versions) {
-      await Promise.all([
-        versions.services === undefined
-          ? undefined
-          : services.informer.reachedWhen(atOrAfter(versions.services)),
-        versions.revisions === undefined
-          ? undefined
-          : revisions.informer.reachedWhen(atOrAfter(versions.revisions)),
-      ]);
+      const informers = { services, revisions, proxies };
+      await Promise.all(
+        Object.entries(versions).map(([name, version]) => {
+          const { informer } = informers[name as keyof LastWrites];
+          // An informer the controller never started (no handler: Proxies without the drain) sees nothing.
+          if (version === undefined || !informer.hasHandlers) return undefined;
+          return informer.reachedWhen(atOrAfter(version));
+        }),
+      );
     },
   };
 }
@@ -122,6 +136,8 @@ function cachedKind(
     replaceStatus: async (object) =>
       assumed(await client.replaceStatus(object.metadata.name, object, WRITES)),
     patch: async (name, patch) => assumed(await client.patch(name, patch, { ...WRITES, type: "merge" })),
+    patchStatus: async (name, patch) =>
+      assumed(await client.patchStatus(name, patch, { ...WRITES, type: "merge" })),
     async delete(name, uid) {
       try {
         const terminating = await client.delete(name, uid === undefined ? {} : { preconditions: { uid } });
@@ -147,7 +163,7 @@ const atOrAfter = (version: string) => (reached: string | undefined) =>
  * cache of every Proxy would otherwise hold.
  */
 function metadataOnly(object: ApiObject): ApiObject {
-  const { name, uid, resourceVersion, deletionTimestamp, finalizers } = object.metadata;
+  const { name, uid, resourceVersion, generation, deletionTimestamp, finalizers } = object.metadata;
   return {
     apiVersion: object.apiVersion,
     kind: object.kind,
@@ -155,9 +171,12 @@ function metadataOnly(object: ApiObject): ApiObject {
       name,
       ...(uid !== undefined && { uid }),
       ...(resourceVersion !== undefined && { resourceVersion }),
+      ...(generation !== undefined && { generation }),
       ...(deletionTimestamp !== undefined && { deletionTimestamp }),
       ...(finalizers !== undefined && { finalizers }),
     },
     spec: {},
+    // The readiness conditions the drain writes, to write them only when they change.
+    ...(object.status !== undefined && { status: object.status }),
   };
 }

@@ -3,12 +3,18 @@
 // drain is over, so a Proxy terminates for that long on either server (the local one and kube-apiserver,
 // where a custom resource has no grace period of its own). In the shape of the Service controller: events
 // queue Proxy names, one worker syncs one name at a time, idempotently.
-import { NotFoundError } from "../sdk/client";
+import { isDeepStrictEqual } from "node:util";
+import { ConflictError, NotFoundError } from "../sdk/client";
 import type { ApiObject } from "../sdk/client/types";
-import { PROXY_DRAIN_FINALIZER } from "../sdk/schema";
+import { PROXY_DRAIN_FINALIZER, proxyReadiness } from "../sdk/schema";
+import { timestamp } from "../sdk/shared/time";
 import type { KindCache } from "./cluster";
+import { nextConditions } from "./conditions";
 import type { ControllerLogger } from "./logger";
+import type { QueueObserver } from "./metrics";
 import { type BackoffOptions, WorkQueue } from "./queue";
+import type { EventRecorder } from "./recorder";
+import { EVENT_REASONS } from "./service-events";
 
 export interface ProxyDrainOptions {
   proxies: KindCache;
@@ -16,6 +22,10 @@ export interface ProxyDrainOptions {
   drainMs: number;
   log: ControllerLogger;
   backoff?: BackoffOptions;
+  /** Records a drain's start and end as Events. */
+  recorder?: EventRecorder;
+  /** The work queue's metrics (metrics.ts). */
+  queueObserver?: QueueObserver;
 }
 
 /** What one sync of a Proxy does: keep the finalizer on, take it off, or wait until the drain is over. */
@@ -59,7 +69,7 @@ export class ProxyDrain {
   private synced: Promise<void> | undefined;
 
   constructor(private readonly options: ProxyDrainOptions) {
-    this.queue = new WorkQueue(options.backoff);
+    this.queue = new WorkQueue(options.backoff, options.queueObserver);
     const enqueue = (proxy: ApiObject) => {
       const { name, uid, deletionTimestamp } = proxy.metadata;
       if (uid !== undefined && deletionTimestamp !== undefined && !this.seenMarkedAt.has(uid))
@@ -119,10 +129,17 @@ export class ProxyDrain {
     const seen = uid === undefined ? undefined : this.seenMarkedAt.get(uid);
     const step = drainStep(proxy, drainMs, Date.now(), seen);
     if (step.action === "wait") {
+      const until = new Date(Date.now() + step.delayMs).toISOString();
+      const draining = `draining until ${until} (${PROXY_DRAIN_FINALIZER} is held)`;
+      if (await this.report(proxy, { draining }))
+        this.options.recorder?.record(proxy, "Normal", EVENT_REASONS.ProxyDraining, "Drain", draining);
       this.queue.addAfter(name, step.delayMs);
       return;
     }
-    if (step.action === "none") return;
+    if (step.action === "none") {
+      if (proxy.metadata.deletionTimestamp === undefined) await this.report(proxy, "held");
+      return;
+    }
     // The resourceVersion makes the patch conditional: a Proxy changed meanwhile (or deleted and created
     // again) is a 409 and a new sync from the cache, never a finalizers list written over another writer's.
     const next =
@@ -130,6 +147,35 @@ export class ProxyDrain {
         ? [...finalizers, PROXY_DRAIN_FINALIZER]
         : finalizers.filter((finalizer) => finalizer !== PROXY_DRAIN_FINALIZER);
     await proxies.patch(name, { metadata: { resourceVersion, finalizers: next } });
-    if (step.action === "remove") log.info({ proxy: name, uid }, "drained; the Proxy may go");
+    if (step.action === "remove") {
+      log.info({ proxy: name, uid }, "drained; the Proxy may go");
+      this.options.recorder?.record(
+        proxy,
+        "Normal",
+        EVENT_REASONS.ProxyDrained,
+        "Drain",
+        "drained; the Proxy may go",
+      );
+    }
+  }
+
+  /**
+   * Writes the Proxy's readiness conditions (status-readiness.ts in the schema) when they differ from the
+   * stored ones (true when it wrote them); a write that meets a newer version leaves it to that version's sync.
+   */
+  private async report(proxy: ApiObject, state: Parameters<typeof proxyReadiness>[0]): Promise<boolean> {
+    const generation = proxy.metadata.generation ?? 1;
+    const stored = proxy.status;
+    const conditions = nextConditions(stored?.conditions, proxyReadiness(state), generation, timestamp());
+    const status = { observedGeneration: generation, conditions };
+    if (isDeepStrictEqual(status, stored)) return false;
+    try {
+      const { name, resourceVersion } = proxy.metadata;
+      await this.options.proxies.patchStatus(name, { metadata: { resourceVersion }, status });
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      return false;
+    }
   }
 }

@@ -5,8 +5,9 @@
 // leader lists and once it stops. Plain HTTP: probes come from the kubelet, and nothing here is secret.
 // Given a hook handler (`--webhook-secret`), it also takes git push deliveries on `POST /hooks/git`
 // (hooks/handler.ts): signed ones only, so whoever can reach the port cannot make the controller fetch.
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
 import type { ReplicaPhase } from "./elected";
 import { GIT_HOOK_PATH, type GitHookHandler } from "./hooks/handler";
 import { serveGitHook } from "./hooks/node-http";
@@ -35,14 +36,55 @@ const ANSWERS: Readonly<Record<"/healthz" | "/readyz", Readonly<Record<ReplicaPh
   },
 };
 
+/**
+ * `/metrics` beside the probes, as controller-runtime serves it: to loopback callers, and to others whose
+ * bearer token `authorize` accepts (on a cluster: delegated to kube-apiserver, a TokenReview and a
+ * SubjectAccessReview for `get` on the non-resource URL `/metrics`; sdk/client/reviews.ts).
+ */
+export interface MetricsEndpoint {
+  registry: Registry;
+  authorize?: (token: string) => Promise<boolean>;
+}
+
+export const METRICS_PATH = "/metrics";
+
+function isLoopback(address: string | undefined): boolean {
+  return address === "::1" || !!address?.startsWith("127.") || !!address?.startsWith("::ffff:127.");
+}
+
+async function serveMetrics(request: IncomingMessage, response: ServerResponse, metrics: MetricsEndpoint) {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+  let allowed = isLoopback(request.socket.remoteAddress);
+  if (!allowed && bearer !== undefined && metrics.authorize) {
+    try {
+      allowed = await metrics.authorize(bearer);
+    } catch {
+      allowed = false;
+    }
+  }
+  if (!allowed) {
+    const status = bearer === undefined ? 401 : 403;
+    response.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+    response.end(status === 401 ? "Unauthorized\n" : `Forbidden: get ${METRICS_PATH} is not allowed\n`);
+    return;
+  }
+  const text = await metrics.registry.metrics();
+  response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text);
+}
+
 export async function startHealthServer(
   listen: { address: string; port: number },
   phase: () => ReplicaPhase,
   gitHook?: GitHookHandler,
+  metrics?: MetricsEndpoint,
 ): Promise<HealthServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     if (gitHook && path === GIT_HOOK_PATH) return serveGitHook(request, response, gitHook);
+    if (metrics && path === METRICS_PATH && request.method === "GET") {
+      void serveMetrics(request, response, metrics);
+      return;
+    }
     const answers = Object.hasOwn(ANSWERS, path) ? ANSWERS[path as keyof typeof ANSWERS] : undefined;
     const [status, body] =
       request.method !== "GET" && request.method !== "HEAD"

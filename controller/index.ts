@@ -6,11 +6,13 @@
 // them: a Service whose registry hangs waits in its host's lane, and every other Service is synced meanwhile. The controller's own writes come back as events too (assumed into the cache as
 // the server answered them): the sync they queue finds the state as it would write it and writes nothing.
 
+import { hostname } from "node:os";
+import type { Registry } from "prom-client";
 import type { CredentialsFile } from "../builder/credentials";
 import type { ApiObject } from "../sdk/client/types";
 import { CONDITION_REASONS, CONDITION_TYPES } from "../sdk/schema/status";
 import { BundleSources } from "./bundle";
-import type { Cluster } from "./cluster";
+import type { Cluster, LastWrites } from "./cluster";
 import type { ConditionState } from "./conditions";
 import { ProxyDrain } from "./drain";
 import { serviceKeyOf } from "./events";
@@ -18,8 +20,10 @@ import { type GitOptions, GitSources } from "./git-sources";
 import type { InformerHandlers } from "./informer";
 import { HostLanes, type LaneOptions } from "./lanes";
 import { type ControllerLogger, silentLogger } from "./logger";
+import { controllerMetrics } from "./metrics";
 import { OwnedRevisions } from "./owned-revisions";
 import { type BackoffOptions, WorkQueue } from "./queue";
+import { EventRecorder, type RecorderOptions } from "./recorder";
 import { controllingService } from "./revision";
 import { abortion } from "./signals";
 import { DEFAULT_GATEWAY } from "./status";
@@ -34,7 +38,7 @@ export {
   NO_CREDENTIALS_FILE,
 } from "../builder/credentials";
 export type { ServiceStatus } from "../sdk/schema/status";
-export { type Cluster, clusterOf, type KindCache } from "./cluster";
+export { type Cluster, clusterOf, type KindCache, type LastWrites } from "./cluster";
 export type { Condition, ConditionStatus } from "./conditions";
 export { GIT_DEFAULTS, type GitOptions, type GitSources, type HookResult } from "./git-sources";
 export {
@@ -75,6 +79,13 @@ export interface ControllerOptions {
   workers?: number;
   /** Registry calls: per host at once, deadline, host backoff. */
   lanes?: Omit<LaneOptions, "signal">;
+  /**
+   * Kubernetes Events (recorder.ts), written through `cluster.events`: this replica's name (the Events'
+   * reportingInstance, default the host name) and the rate limits. `false`: none recorded.
+   */
+  events?: Partial<Omit<RecorderOptions, "events" | "log">> | false;
+  /** Where the controller's Prometheus metrics go (metrics.ts); without it, none are kept. */
+  metrics?: Registry;
 }
 
 /**
@@ -94,7 +105,7 @@ export interface Controller {
   /** Resolves once the caches hold their first lists, or once the controller stops before they do. */
   synced(): Promise<void>;
   /** Resolves once the caches have seen the writes up to these versions (see `Cluster.reached`). */
-  reached(versions: { services?: string; revisions?: string }): Promise<void>;
+  reached(versions: LastWrites): Promise<void>;
   /** Stops watching, drops queued work and pending retries, aborts a tag resolution and builds under way. */
   stop(): Promise<void>;
   /** Git sources, for the webhook route. */
@@ -104,9 +115,15 @@ export interface Controller {
 export function startController(options: ControllerOptions): Controller {
   const { cluster } = options;
   const log = options.log ?? silentLogger;
-  const queue = new WorkQueue(options.backoff);
+  const metrics = options.metrics && controllerMetrics(options.metrics);
+  const queue = new WorkQueue(options.backoff, metrics?.queue("services"));
   const stopping = new AbortController();
-  const lanes = new HostLanes({ ...options.lanes, signal: stopping.signal });
+  const lanes = new HostLanes({
+    ...options.lanes,
+    signal: stopping.signal,
+    ...(metrics && { onCall: (host: string, failed: boolean) => metrics.laneCall(host, failed) }),
+  });
+  metrics?.lanes(() => lanes.states());
   const owned = new OwnedRevisions(cluster.revisions);
   // Builds run beside the worker, never in it: a finished or advancing build queues its Service again.
   const git = new GitSources(
@@ -121,6 +138,16 @@ export function startController(options: ControllerOptions): Controller {
     git,
     { lanes, requeue: (name) => queue.add(name) },
   );
+  const recorder =
+    cluster.events && options.events !== false
+      ? new EventRecorder({
+          instance: hostname(),
+          ...(metrics && { onOutcome: (outcome) => metrics.event(outcome) }),
+          ...options.events,
+          events: cluster.events,
+          log,
+        })
+      : undefined;
   const sync = new ServiceSync({
     cluster,
     gateways: options.gateways ?? [DEFAULT_GATEWAY],
@@ -128,6 +155,8 @@ export function startController(options: ControllerOptions): Controller {
     bundles,
     git,
     ownedRevisions: (service) => owned.of(service),
+    ...(recorder && { recorder }),
+    ...(metrics && { metrics }),
   });
 
   const enqueue = (object: ApiObject) => {
@@ -174,6 +203,8 @@ export function startController(options: ControllerOptions): Controller {
           proxies: cluster.proxies,
           drainMs: options.proxyDeletionGraceMs,
           log,
+          ...(recorder && { recorder }),
+          ...(metrics && { queueObserver: metrics.queue("proxies") }),
           ...(options.backoff && { backoff: options.backoff }),
         });
 
@@ -186,19 +217,26 @@ export function startController(options: ControllerOptions): Controller {
       // A sync queued while a retry backs off (by the status write that reported the failure, say) does
       // not try the failure again ahead of it, and leaves that retry as it is.
       const retryPending = queue.retryPending(name);
+      const started = performance.now();
+      const reconciled = (result: "success" | "error" | "requeue" | "requeue_after") =>
+        metrics?.reconciled("service", result, (performance.now() - started) / 1000);
       try {
         const { retry, requeueAfterMs } = await sync.syncService(name, { retryPending });
         if (requeueAfterMs !== undefined) {
           // Waiting for a registry: its answer queues the Service; meanwhile status says how long.
           queue.addAfter(name, requeueAfterMs);
+          reconciled("requeue_after");
         } else if (!retry) {
           queue.forget(name);
+          reconciled("success");
         } else if (!retryPending) {
           const delayMs = queue.retryLater(name);
           log.info({ service: name, delayMs }, "sync will be retried");
-        }
+          reconciled("requeue");
+        } else reconciled("requeue");
       } catch (error) {
         if (stopping.signal.aborted) break;
+        reconciled("error");
         const delayMs = queue.retryLater(name);
         log.error({ service: name, delayMs, error: String(error) }, "sync failed; retrying");
       } finally {
@@ -226,6 +264,7 @@ export function startController(options: ControllerOptions): Controller {
       stopping.abort(new Error("the controller is stopping"));
       queue.shutDown();
       await Promise.all([workers, drain?.stop()]);
+      recorder?.stop();
       await cluster.stop();
       await git.close();
     },

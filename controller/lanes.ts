@@ -31,6 +31,8 @@ export interface LaneOptions {
   hostBackoffMaxMs?: number;
   /** Aborting stops the lanes: calls under way are aborted, queued ones never run. */
   signal: AbortSignal;
+  /** Told of each call's end: its host, and whether the host failed it (metrics). */
+  onCall?: (host: string, failed: boolean) => void;
 }
 
 export const LANE_DEFAULTS = {
@@ -149,6 +151,18 @@ export class HostLanes {
   }
 
   /** Whether no call is queued or under way. */
+  /** Each host with calls under way, waiting or failing: what the lane gauges show. */
+  states(): { host: string; running: number; queued: number; failures: number; backedOff: boolean }[] {
+    const now = Date.now();
+    return [...this.hosts].map(([host, state]) => ({
+      host,
+      running: state.running,
+      queued: state.queue.length,
+      failures: state.failures,
+      backedOff: state.until > now,
+    }));
+  }
+
   isIdle(): boolean {
     return this.jobs.size === 0 || this.options.signal.aborted;
   }
@@ -186,6 +200,7 @@ export class HostLanes {
     host.running--;
     this.jobs.delete(call.key);
     if (result !== undefined && !this.options.signal.aborted) {
+      this.options.onCall?.(call.host, call.hostFailed(result));
       if (call.hostFailed(result)) {
         host.failures++;
         const delay = backoffStep(host.failures - 1, { baseDelayMs: this.baseMs, maxDelayMs: this.maxMs });

@@ -7,14 +7,17 @@
 // (`POST /hooks/git`, hooks/handler.ts) are taken on the same port, acted on by the leader.
 import "../sdk/shared/node-version"; // first: fails on a Node older than the package needs, before anything loads
 import pino from "pino";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { connectionOf } from "../cli/connection";
 import { FlagError, parseCommandLine, parsedOrExit } from "../cli/flags";
 import { stopOnSignals } from "../cli/stop-signals";
+import { createClient } from "../sdk/client";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
 import { CONTROLLER_FLAGS, CONTROLLER_USAGE, controllerSettings } from "./flags";
 import { DEFAULT_HEALTH, startHealthServer } from "./health";
 import { gitHookHandler } from "./hooks/handler";
 import { DEFAULT_LEASE_NAME } from "./leader-election";
+import { controllerMetrics } from "./metrics";
 import { type Replica, startReplica } from "./replica";
 
 const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <name>]
@@ -24,7 +27,8 @@ const USAGE = `usage: npm run controller -- [--kubeconfig <file>] [--context <na
 Without --kubeconfig: $KUBECONFIG, else the service account of the pod it runs in. Replicas elect the one
 that acts through the Lease (15s lease, renewed every 2s; a leader that cannot renew for 10s exits). The
 Role in deploy/ lets the controller read and write the default Lease name only. /healthz and /readyz
-(200 for a standby and for a leader whose caches are synced) are served on --health-port (0: not served),
+(200 for a standby and for a leader whose caches are synced) and /metrics (Prometheus: to loopback, and to
+callers kube-apiserver allows to get /metrics) are served on --health-port (0: not served),
 and with --webhook-secret so are POST /hooks/git deliveries signed with it: the leader acts on them, a
 standby answers 503 with Retry-After (the forge's redelivery or the next git poll catches up).
 ${CONTROLLER_USAGE}`;
@@ -75,20 +79,32 @@ async function main(): Promise<void> {
           receiver: { receive: (event) => started?.running()?.git.receive(event) },
           secret: webhookSecret,
         });
+  // Metrics beside the probes: the process's (prom-client's defaults) and the controller's (metrics.ts).
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const leads = () => ["syncing", "leading"].includes(started?.phase() ?? "standby");
+  controllerMetrics(registry).leaderOf(options.lease.name, leads);
+  const reviewer = createClient(options.connection);
+  const metrics = {
+    registry,
+    authorize: (token: string) => reviewer.reviews.allowedNonResource(token, "/metrics", "get"),
+  };
   const health =
     options.health.port === 0
       ? undefined
-      : await startHealthServer(options.health, () => started?.phase() ?? "standby", gitHook).catch(
+      : await startHealthServer(options.health, () => started?.phase() ?? "standby", gitHook, metrics).catch(
           (error: Error) => {
             throw new Error(`--health-port ${options.health.port}: ${error.message}`);
           },
         );
-  const replica = startReplica({ ...options, log });
+  const replica = startReplica({ ...options, log, metrics: registry });
   started = replica;
   if (health)
     log.info(
       { url: health.url },
-      gitHook ? "serving /healthz, /readyz and /hooks/git" : "serving /healthz and /readyz",
+      gitHook
+        ? "serving /healthz, /readyz, /metrics and /hooks/git"
+        : "serving /healthz, /readyz and /metrics",
     );
   replica.lost.then(() => {
     log.fatal({ identity: replica.identity }, "lost the lease: exiting");
@@ -99,6 +115,7 @@ async function main(): Promise<void> {
       log.info({ identity: replica.identity }, "stopping");
       await replica.stop();
       await health?.close();
+      await reviewer.close();
     },
     (message) => log.error({ identity: replica.identity }, message),
   );

@@ -1,6 +1,7 @@
 // A work queue of keys in the shape of client-go's: a key waits at most once, a key being processed is
 // never handed out twice (an add meanwhile runs it again afterwards), and failures back off per key.
 import { backoffStep } from "../sdk/shared/retry";
+import type { QueueObserver } from "./metrics";
 
 export interface BackoffOptions {
   /** Delay after the first failure of a key; doubles with each further failure. Default 1 s. */
@@ -25,17 +26,37 @@ export class WorkQueue {
   private idleWaiters: (() => void)[] = [];
   private shuttingDown = false;
   private readonly backoff: Required<BackoffOptions>;
+  /** With metrics (metrics.ts): when each waiting key was added, when each key being processed started. */
+  private readonly addedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
+  private readonly unobserve: (() => void) | undefined;
 
-  constructor(options: BackoffOptions = {}) {
+  constructor(
+    options: BackoffOptions = {},
+    private readonly observer?: QueueObserver,
+  ) {
     this.backoff = {
       baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
       maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
     };
+    this.unobserve = observer?.source(() => ({
+      depth: this.order.length,
+      processingSince: this.startedAt.values(),
+    }));
   }
 
   add(key: string): void {
+    this.enqueue(key, true);
+  }
+
+  /** `counted`: a new add (false when `done` queues a key added again while it was processed). */
+  private enqueue(key: string, counted: boolean): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    if (this.observer) {
+      if (counted) this.observer.added();
+      if (counted || !this.addedAt.has(key)) this.addedAt.set(key, Date.now());
+    }
     if (this.processing.has(key)) return;
     const getter = this.getters.shift();
     if (getter) this.handOut(key, getter);
@@ -54,9 +75,14 @@ export class WorkQueue {
 
   done(key: string): void {
     this.processing.delete(key);
+    const started = this.startedAt.get(key);
+    if (started !== undefined) {
+      this.startedAt.delete(key);
+      this.observer?.finished((Date.now() - started) / 1000);
+    }
     if (this.dirty.has(key)) {
       this.dirty.delete(key);
-      this.add(key);
+      this.enqueue(key, false);
     }
     this.notifyIfIdle();
   }
@@ -65,6 +91,7 @@ export class WorkQueue {
   retryLater(key: string): number {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
+    this.observer?.retried();
     const delay = backoffStep(failures, this.backoff);
     clearTimeout(this.retries.get(key));
     const timer = setTimeout(() => {
@@ -121,6 +148,7 @@ export class WorkQueue {
     this.delayed.clear();
     this.order.length = 0;
     this.dirty.clear();
+    this.unobserve?.();
     for (const getter of this.getters.splice(0)) getter(undefined);
     this.notifyIfIdle(true);
   }
@@ -128,6 +156,13 @@ export class WorkQueue {
   private handOut(key: string, getter: (key: string) => void): void {
     this.dirty.delete(key);
     this.processing.add(key);
+    if (this.observer) {
+      const now = Date.now();
+      const added = this.addedAt.get(key);
+      this.addedAt.delete(key);
+      this.observer.started(added === undefined ? 0 : (now - added) / 1000);
+      this.startedAt.set(key, now);
+    }
     getter(key);
   }
 

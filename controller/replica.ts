@@ -1,6 +1,7 @@
 // One replica of the controller as the commands run it (`exampledev-controller`, `npm run kube`): a client
 // from the connection, the credentials file, a replica identity, and the controller under leader election.
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import { CredentialsFile } from "../builder/credentials";
 import { type ClientOptions, createClient } from "../sdk/client";
 import { SECRETS_NAMESPACE } from "../sdk/schema";
@@ -14,6 +15,8 @@ export interface ReplicaOptions {
   /** Default `exampledev-system/exampledev-controller`. */
   lease?: { namespace: string; name: string };
   log: Logger;
+  /** Where the controller's metrics go (metrics.ts), served on the health port. */
+  metrics?: Registry;
 }
 
 export interface Replica extends ElectedController {
@@ -39,6 +42,7 @@ export function startReplica(options: ReplicaOptions): Replica {
       workers: settings.workers,
       git: settings.git,
       ...(credentials && { credentials }),
+      ...(options.metrics && { metrics: options.metrics }),
     },
     election: { ...(options.lease ?? { namespace: SECRETS_NAMESPACE, name: DEFAULT_LEASE_NAME }), identity },
     informers: { onError: (error) => log.warn({ error: String(error) }, "a watch failed; retrying") },

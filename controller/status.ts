@@ -11,6 +11,7 @@ import {
   type ResolvedBundleStatus,
   type ServiceStatus,
 } from "../sdk/schema/status";
+import { serviceReadiness } from "../sdk/schema/status-readiness";
 import { type Condition, type ConditionState, nextConditions } from "./conditions";
 
 const { Accepted, EgressReady, LiveRevisionReady } = CONDITION_REASONS;
@@ -179,7 +180,13 @@ export function serviceStatus(input: StatusInput): WrittenServiceStatus {
     ...(previewHeads !== undefined && previewHeads.length > 0 && { previewHeads: [...previewHeads] }),
     ...(closedPullRequests !== undefined &&
       closedPullRequests.length > 0 && { closedPullRequests: [...closedPullRequests] }),
-    conditions: nextConditions(input.previous?.conditions, input.conditions, generation, input.now),
+    // The concerns, then Ready, Reconciling and Stalled derived from them (the schema's rules).
+    conditions: nextConditions(
+      input.previous?.conditions,
+      [...input.conditions, ...serviceReadiness(input.conditions, build)],
+      generation,
+      input.now,
+    ),
     ...(input.resolvedTag && {
       resolvedBundle: resolvedBundleStatus(input.resolvedTag, input.previous?.resolvedBundle, input.now),
     }),

@@ -15,7 +15,10 @@ import type { GitSources } from "./git-sources";
 import { revisionsToPrune } from "./history";
 import type { LaneWait } from "./lanes";
 import type { ControllerLogger } from "./logger";
+import type { ControllerMetrics } from "./metrics";
+import type { EventRecorder } from "./recorder";
 import { controllingService, desiredRevision, isControlledBy, type PinnedBundle } from "./revision";
+import { EVENT_REASONS, serviceEvents } from "./service-events";
 import {
   acceptedCondition,
   egressCondition,
@@ -38,6 +41,10 @@ export interface ServiceSyncOptions {
   bundles?: BundleSources;
   /** Git sources' previews; without it no preview Service is spawned. */
   git?: GitSources;
+  /** Records the Events of what a sync did (service-events.ts); without it, none. */
+  recorder?: EventRecorder;
+  /** Counts mints and builds (metrics.ts). */
+  metrics?: ControllerMetrics;
 }
 
 export interface SyncOptions {
@@ -84,6 +91,13 @@ export function awaitingRegistryCondition(wait: LaneWait, now = Date.now()): Con
   });
 }
 
+/** The build phase each build Event says was reached (exampledev_builds_total). */
+const BUILD_PHASE_OF: Readonly<Record<string, "Running" | "Succeeded" | "Failed">> = {
+  [EVENT_REASONS.BuildStarted]: "Running",
+  [EVENT_REASONS.BuildSucceeded]: "Succeeded",
+  [EVENT_REASONS.BuildFailed]: "Failed",
+};
+
 export class ServiceSync {
   private readonly cluster: Pick<Cluster, "services" | "revisions">;
   private readonly gateways: ReadonlySet<string>;
@@ -91,6 +105,8 @@ export class ServiceSync {
   private readonly bundles: BundleSources;
   private readonly ownedRevisions: (service: ApiObject) => ApiObject[];
   private readonly git: GitSources | undefined;
+  private readonly recorder: EventRecorder | undefined;
+  private readonly metrics: ControllerMetrics | undefined;
 
   constructor(options: ServiceSyncOptions) {
     this.cluster = options.cluster;
@@ -101,6 +117,8 @@ export class ServiceSync {
     this.log = options.log;
     this.bundles = options.bundles ?? new BundleSources(options.resolve);
     this.git = options.git;
+    this.recorder = options.recorder;
+    this.metrics = options.metrics;
   }
 
   /**
@@ -207,6 +225,12 @@ export class ServiceSync {
     if (!isDeepStrictEqual(status, service.status)) {
       const written = await this.cluster.services.replaceStatus({ ...service, status: { ...status } });
       this.bundles.carryForward(service, written);
+      if (this.recorder || this.metrics)
+        for (const event of serviceEvents(service.status, status, pinned !== undefined)) {
+          this.recorder?.record(written, event.type, event.reason, event.action, event.note);
+          const phase = BUILD_PHASE_OF[event.reason];
+          if (phase) this.metrics?.build(phase);
+        }
       if (!minting.ok) {
         const { reason, message } = minting.condition;
         // A wait is news only when it ends; a failure is news at once.
@@ -230,6 +254,7 @@ export class ServiceSync {
     const existing = this.cluster.revisions.get(name);
     if (!existing) {
       await this.cluster.revisions.create(desired);
+      this.metrics?.revisionMinted();
       this.log.info(
         { service: service.metadata.name, revision: name, digest: bundle.digest },
         "minted revision",

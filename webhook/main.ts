@@ -9,9 +9,11 @@ import "../sdk/shared/node-version"; // first: fails on a Node older than the pa
 import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import pino from "pino";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { connectionOf } from "../cli/connection";
 import { FlagError, LOG_LEVELS, parsedOrExit } from "../cli/flags";
 import { stopOnSignals } from "../cli/stop-signals";
+import { createClient } from "../sdk/client";
 import { readCertificateFiles, watchCertificateFiles } from "./certificate-files";
 import { webhookClient } from "./client";
 import { DEFAULT_SWEEP, REVIEW_BYTES_IN_FLIGHT, startAdmissionServer, WEBHOOK_CLIENT_USER } from "./server";
@@ -84,6 +86,10 @@ async function main(): Promise<void> {
   const options = parsedOrExit(() => parseOptions(process.argv.slice(2)), USAGE);
   const log = pino({ level: options.logLevel });
   const served = await readCertificateFiles(options.files);
+  // Metrics on the same port (metrics.ts): the process's and the reviews'.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const reviewer = createClient(options.connection);
   const clientCa = await readClientCa(options.clientCaFile, options.clientCaOptional, log);
   const server = await startAdmissionServer({
     client: webhookClient(options.connection),
@@ -95,6 +101,10 @@ async function main(): Promise<void> {
     log,
     ...(clientCa !== undefined && { clientAuth: { ca: clientCa, names: options.clientNames } }),
     reviewBytesInFlight: options.reviewBytesInFlight,
+    metrics: {
+      registry,
+      authorize: (token) => reviewer.reviews.allowedNonResource(token, "/metrics", "get"),
+    },
   });
   const watch =
     options.reloadMs === 0

@@ -7,6 +7,7 @@ import type { RawClient } from "../sdk/client/raw";
 import type { Status } from "../sdk/errors";
 import { failureStatus } from "../sdk/errors/reasons";
 import { admitReview } from "./handlers";
+import { type MetricsApp, serveWebhookMetrics, type WebhookMetricsOptions } from "./metrics";
 import { type AdmissionRequest, type AdmissionResponse, readReview, reviewOf } from "./review";
 import { SecretKeeper, type SweepOptions } from "./secrets";
 
@@ -41,6 +42,8 @@ export interface AdmissionServerOptions {
    * (kube-apiserver retries). One review is always admitted when none is in flight.
    */
   reviewBytesInFlight?: number;
+  /** Prometheus metrics and `GET /metrics` (metrics.ts); without it, none. */
+  metrics?: WebhookMetricsOptions;
 }
 
 export interface AdmissionServer {
@@ -89,6 +92,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     bodyLimit: REVIEW_BODY_LIMIT,
     ...(options.log && { loggerInstance: options.log, disableRequestLogging: true }),
   });
+  const metrics = options.metrics && serveWebhookMetrics(app as unknown as MetricsApp, options.metrics);
   let ready = true;
   // The process serves (liveness) and takes reviews until it stops (readiness): the kubelet's probes.
   app.get("/healthz", async () => "ok");
@@ -141,6 +145,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       const message = `the exampledev admission webhook failed: ${error instanceof Error ? error.message : String(error)}`;
       response = { uid: review.uid, allowed: false, status: failureStatus("InternalError", message) };
     }
+    metrics?.decided(review.kind.kind, review.operation, response.allowed);
     return reviewOf(response);
   });
 

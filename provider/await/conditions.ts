@@ -1,5 +1,5 @@
 import type { ObjectWithStatus } from "../../sdk/client/types";
-import type { Condition } from "../../sdk/client/wait";
+import type { Condition, Observation } from "../../sdk/client/wait";
 import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema/finalizers";
 import {
   type Condition as ApiCondition,
@@ -8,8 +8,10 @@ import {
   CONDITION_TYPES,
   conditionOf,
   isTerminalFailure,
+  READINESS_TYPES,
   type ServiceStatus,
 } from "../../sdk/schema/status";
+import { stalledByEgressOnly } from "../../sdk/schema/status-readiness";
 
 type Observed = ObjectWithStatus | undefined;
 
@@ -31,14 +33,17 @@ export function serviceAccepted(
   now: () => number = Date.now,
 ): Condition<Observed> {
   const generation = written.metadata.generation ?? 1;
-  const before = conditionOf(written, CONDITION_TYPES.Accepted);
   const graceUntil = now() + STALE_FAILURE_GRACE_MS;
   // Only a verdict on this very generation can be stale; after a spec change the controller judges anew.
-  const isStale = (accepted: ApiCondition) =>
-    before?.observedGeneration === generation &&
-    accepted.reason === before.reason &&
-    accepted.lastTransitionTime === before.lastTransitionTime &&
-    now() < graceUntil;
+  const isStale = (condition: ApiCondition) => {
+    const before = conditionOf(written, condition.type);
+    return (
+      before?.observedGeneration === generation &&
+      condition.reason === before.reason &&
+      condition.lastTransitionTime === before.lastTransitionTime &&
+      now() < graceUntil
+    );
+  };
   return {
     describe: () => `the controller to accept generation ${generation}`,
     observe(object) {
@@ -51,6 +56,9 @@ export function serviceAccepted(
           message: `waiting for the controller to observe generation ${generation}`,
         };
       }
+      const readiness = readinessVerdict(object, generation, isStale, now());
+      if (readiness !== undefined) return readiness;
+      // A server whose controller reports no readiness conditions (an older one): its concerns decide.
       const accepted = conditionOf(object, CONDITION_TYPES.Accepted);
       if (accepted === undefined || accepted.status === "Unknown") {
         return {
@@ -93,6 +101,64 @@ export function serviceAccepted(
         };
       }
       return { state: "ready", ...optional(settled(object.status)) };
+    },
+  };
+}
+
+/**
+ * The verdict of the Service's `Ready` and `Stalled` conditions (status-readiness.ts in the schema) once they
+ * are of this generation: Ready True is ready; Stalled True fails with its reason and message, unless only
+ * the egress gateway is missing (not waited for: it shows as the `egressReady` output, API-SPEC rule 8) or
+ * it is the failure the object showed before the write (`isStale`); anything else is waited for, showing
+ * what the controller is doing. Undefined when the object reports no Ready condition for this generation.
+ */
+function readinessVerdict(
+  object: ObjectWithStatus,
+  generation: number,
+  isStale: (condition: ApiCondition) => boolean,
+  at: number,
+): Observation | undefined {
+  const ready = conditionOf(object, READINESS_TYPES.Ready);
+  if (ready === undefined || (ready.observedGeneration ?? 0) < generation) return undefined;
+  if (ready.status === "True") return { state: "ready", ...optional(settled(object.status)) };
+  const stalled = conditionOf(object, READINESS_TYPES.Stalled);
+  if (stalled?.status === "True") {
+    if (stalledByEgressOnly(stalled))
+      return {
+        state: "ready",
+        message: [settled(object.status), stalled.message].filter(Boolean).join("; "),
+      };
+    if (isStale(stalled))
+      return { state: "pending", message: `the controller is checking again: ${stalled.message}` };
+    return { state: "failed", reason: stalled.reason, message: stalled.message };
+  }
+  const reconciling = conditionOf(object, READINESS_TYPES.Reconciling);
+  return {
+    state: "pending",
+    message: buildProgress(object.status, at) ?? (reconciling?.message || ready.message),
+  };
+}
+
+/**
+ * A Proxy's `Ready` for the written generation (the controller holds its drain finalizer; status-readiness.ts
+ * in the schema), so that the state keeps the status the controller writes once after the create. A Proxy
+ * without the drain finalizer (a server that drains none) has nothing to wait for.
+ */
+export function proxyReady(written: ObjectWithStatus): Condition<Observed> {
+  const generation = written.metadata.generation ?? 1;
+  return {
+    describe: () => `the controller to report generation ${generation} of the Proxy ${READINESS_TYPES.Ready}`,
+    observe(object) {
+      if (object === undefined)
+        return { state: "failed", reason: "Deleted", message: "the object was deleted" };
+      if (!(object.metadata.finalizers ?? []).includes(PROXY_DRAIN_FINALIZER)) return { state: "ready" };
+      const ready = conditionOf(object, READINESS_TYPES.Ready);
+      if (ready?.status === "True" && (ready.observedGeneration ?? 0) >= generation)
+        return { state: "ready" };
+      return {
+        state: "pending",
+        message: ready?.message || `waiting for the controller to observe generation ${generation}`,
+      };
     },
   };
 }

@@ -86,6 +86,16 @@ export {
 } from "./service-config";
 export * from "./service-revision";
 export * from "./status";
+export {
+  type ConcernState,
+  isStalling,
+  PROXY_READY_MESSAGE,
+  proxyReadiness,
+  type ReadinessState,
+  STALLING_REASONS,
+  serviceReadiness,
+  stalledByEgressOnly,
+} from "./status-readiness";
 export { StatusSchema, statusProblem } from "./status-schema";
 export { findUnknownFields, stripUnknownFields } from "./unknown-fields";
 export { type ValidateOptions, validateSpec, validateUpdate } from "./validate";

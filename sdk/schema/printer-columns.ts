@@ -2,7 +2,7 @@
 // additionalPrinterColumns are both made from this table, so the two servers print alike.
 import { isRecord } from "../shared/records";
 import type { KindName } from "./kinds";
-import { CONDITION_TYPES } from "./status";
+import { CONDITION_TYPES, READINESS_TYPES } from "./status";
 
 export interface TableColumnDefinition {
   name: string;
@@ -59,18 +59,27 @@ function revisionColumn(field: "latestRevision" | "liveRevision", description: s
   return column(name, `${description} (status.${field}).`, (object) => text(object.status?.[field]));
 }
 
+/** Whether the object is Ready (the status of its Ready condition; status-readiness.ts says when). */
+const READY = column(
+  READINESS_TYPES.Ready,
+  "Whether the object is what its spec asks for (the status of the Ready condition).",
+  (object) => condition(object, READINESS_TYPES.Ready)?.status ?? NONE,
+);
+
 export const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
   Proxy: [
     NAME,
     column("Provider", "Where the proxy is deployed (spec.provider).", (object) =>
       text(object.spec.provider),
     ),
+    READY,
     AGE,
   ],
   Service: [
     NAME,
     revisionColumn("latestRevision", "The revision minted for the current template and bundle"),
     revisionColumn("liveRevision", "The revision selected to serve"),
+    READY,
     column(
       CONDITION_TYPES.Accepted,
       "Whether a revision is minted for the current generation (the status of the Accepted condition).",
@@ -79,8 +88,8 @@ export const COLUMNS: Readonly<Record<KindName, readonly Column[]>> = {
     AGE,
     column(
       "Reason",
-      "Why the Accepted condition has its status (its reason).",
-      (object) => condition(object, CONDITION_TYPES.Accepted)?.reason ?? NONE,
+      "Why the Ready condition has its status (its reason: the first concern that is not in place).",
+      (object) => condition(object, READINESS_TYPES.Ready)?.reason ?? NONE,
       { priority: 1 },
     ),
   ],

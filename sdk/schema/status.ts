@@ -229,6 +229,43 @@ export const TERMINAL_REASONS: { readonly [T in ConditionType]: readonly ReasonO
   ],
 };
 
+/**
+ * The three conditions every tool that reads Kubernetes readiness understands (kstatus of
+ * `sigs.k8s.io/cli-utils`, used by Flux and kpt; Argo CD's health checks; pulumi-kubernetes' await;
+ * `kubectl wait --for=condition=Ready`), reported by Services and Proxies after their own conditions.
+ * status-readiness.ts derives them from what the controller observed; see docs/operating.md.
+ */
+export const READINESS_TYPES = {
+  /** The object is what its spec asks for (a Service: its target revision exists, is selected and serves). */
+  Ready: "Ready",
+  /** The controller is still working towards the spec (minting, resolving a tag, building, draining). */
+  Reconciling: "Reconciling",
+  /** The controller cannot get there without a change by someone (a build failed, a pinned revision is gone). */
+  Stalled: "Stalled",
+} as const;
+
+export type ReadinessType = (typeof READINESS_TYPES)[keyof typeof READINESS_TYPES];
+
+/**
+ * The readiness conditions' own reasons. Where a concern of the object decides (a Service's `Accepted`,
+ * `LiveRevisionReady`, `EgressReady` or `SourceReady`), the readiness condition carries that concern's
+ * reason and message instead, so `Stalled` of a failed build says `BuildFailed` with the build's message.
+ */
+export const READINESS_REASONS = {
+  /** Ready True: everything the spec asks for is in place. */
+  Ready: "Ready",
+  /** Reconciling False (and Stalled False): nothing is left to do for this generation. */
+  Reconciled: "Reconciled",
+  /** Stalled False while Reconciling is True: the controller is working, nothing blocks it. */
+  Progressing: "Progressing",
+  /** Reconciling True while a Service's build of a new commit runs (its current revision may still serve). */
+  Building: "Building",
+  /** A Proxy being deleted: Ready False and Reconciling True while it drains. */
+  Draining: "Draining",
+} as const;
+
+export type ReadinessReason = (typeof READINESS_REASONS)[keyof typeof READINESS_REASONS];
+
 function isConditionType(type: string): type is ConditionType {
   return Object.hasOwn(TERMINAL_REASONS, type);
 }

@@ -30,6 +30,9 @@ export function applyPatchDocument(
   maxObjectBytes: number,
 ): unknown {
   if (type === MERGE_PATCH_TYPE) return mergePatch.apply(structuredClone(target), patch);
+  // `null` is the empty JSON patch to kube-apiserver (evanphx/json-patch decodes it to no operations), and
+  // clients send it: pulumi-kubernetes' update marshals the nil list of field-manager fixes it has none of.
+  if (patch === null) return structuredClone(target);
   if (!Array.isArray(patch) || !patch.every(isRecord)) {
     throw badRequest(
       'a JSON patch must be an array of operations, such as [{"op": "replace", "path": "/spec/provider", "value": "cloud"}]',

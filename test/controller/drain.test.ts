@@ -46,14 +46,45 @@ describe("the Proxy drain", () => {
     server = await startTestServer({ drainProxies: true, proxyDeletionGraceMs: GRACE_MS });
     const created = await create(server, "edge");
     expect(created.metadata.finalizers).toEqual([PROXY_DRAIN_FINALIZER]);
-    // Nothing the controller writes follows the create: the version a client was answered stays.
+    // The controller writes the Proxy's readiness once after the create (Ready: it holds the finalizer),
+    // then nothing more: a sync of the unchanged Proxy writes nothing.
     await server.idle();
     const read = await server.call("GET", pathOf("Proxy", "edge"));
-    expect(read.body.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect(read.body.status).toMatchObject({
+      observedGeneration: 1,
+      conditions: [
+        { type: "Ready", status: "True", reason: "Ready", observedGeneration: 1 },
+        { type: "Reconciling", status: "False", reason: "Reconciled" },
+        { type: "Stalled", status: "False", reason: "Reconciled" },
+      ],
+    });
+    expect(read.body.metadata.generation).toBe(created.metadata.generation);
+    await server.idle();
+    const again = await server.call("GET", pathOf("Proxy", "edge"));
+    expect(again.body.metadata.resourceVersion).toBe(read.body.metadata.resourceVersion);
 
     const stayed = await timeToGo(server, "edge");
     expect(stayed).toBeGreaterThanOrEqual(GRACE_MS - 5);
     console.log(`a Proxy drained for ${GRACE_MS} ms went ${stayed} ms after its DELETE`);
+  });
+
+  it("writes the readiness without touching what other managers own (a status patch, not a PUT of its cache's copy)", async () => {
+    server = await startTestServer({ drainProxies: true, proxyDeletionGraceMs: GRACE_MS });
+    const applied = await server.call("PATCH", `${pathOf("Proxy", "owned")}?fieldManager=kubectl`, {
+      body: JSON.stringify(
+        manifest("Proxy", "owned", { shutdown: { drainTimeout: "10s" } }, { labels: { team: "edge" } }),
+      ),
+      contentType: "application/apply-patch+yaml",
+    });
+    expect(applied.status, applied.text).toBe(201);
+    await server.idle();
+    const read = await server.call("GET", pathOf("Proxy", "owned"));
+    expect(read.body.status.observedGeneration).toBe(1);
+    expect(read.body.metadata.labels).toEqual({ team: "edge" });
+    const kubectl = read.body.metadata.managedFields.find(
+      (entry: { manager: string }) => entry.manager === "kubectl",
+    );
+    expect(kubectl.fieldsV1).toEqual(applied.body.metadata.managedFields[0].fieldsV1);
   });
 
   it("other kinds, and every kind when the drain is off, are created without it", async () => {
@@ -65,7 +96,10 @@ describe("the Proxy drain", () => {
 
   it("a replace that leaves the finalizer out gets it back from the controller", async () => {
     server = await startTestServer({ drainProxies: true, proxyDeletionGraceMs: GRACE_MS });
-    const created = await create(server, "edge");
+    await create(server, "edge");
+    // As it stands once the controller has written its readiness (a PUT needs the current version).
+    await server.idle();
+    const created = (await server.call("GET", pathOf("Proxy", "edge"))).body;
     const { finalizers: _dropped, ...metadata } = created.metadata;
     const replaced = await server.call("PUT", pathOf("Proxy", "edge"), {
       body: { ...created, metadata: { ...metadata, labels: { team: "edge" } } },

@@ -109,6 +109,8 @@ export interface StatusView {
  * once; `start` hands every stored object to them as an informer's first list does.
  */
 export function storeCluster(store: ObjectStore): Cluster {
+  const patched = (kind: KindName, name: string, patch: unknown) =>
+    mergePatch.apply(structuredClone(store.get(kind, name)), patch) as unknown as ApiObject;
   const kinds: { kind: KindName; handlers: InformerHandlers<ApiObject>[] }[] = [];
   const kindCache = (kind: KindName): KindCache => {
     const handlers: InformerHandlers<ApiObject>[] = [];
@@ -131,11 +133,8 @@ export function storeCluster(store: ObjectStore): Cluster {
       replace: async (object) => store.update(kind, object),
       replaceStatus: async (object) => store.replaceStatus(kind, object),
       // The store checks the patched object's resourceVersion, as the API checks one a patch carries.
-      patch: async (name, patch) =>
-        store.update(
-          kind,
-          mergePatch.apply(structuredClone(store.get(kind, name)), patch) as unknown as ApiObject,
-        ),
+      patch: async (name, patch) => store.update(kind, patched(kind, name, patch)),
+      patchStatus: async (name, patch) => store.replaceStatus(kind, patched(kind, name, patch)),
       async delete(name, uid) {
         store.delete(kind, name, uid === undefined ? undefined : { uid });
       },

@@ -60,8 +60,11 @@ describe("SourceReady", () => {
     expect(missing?.message).toContain('branch "release" does not exist');
     expect(missing?.message).toContain("(it has main)");
 
-    repo.checkout("release");
+    // The branch appears with its commit in one step, as a push makes it (a checkout -b, then a commit,
+    // would let a poll between them see the branch at main's commit).
+    repo.git("checkout", "--quiet", "--detach");
     const pushed = repo.commit({ "index.js": "release" });
+    repo.git("branch", "release", pushed);
     const pushedAt = Date.now();
     const fetched = await sourceReady("branchless", "Fetched");
     console.log(`[timing] SourceReady True ${Date.now() - pushedAt} ms after the push (poll ${POLL_MS} ms)`);

@@ -62,6 +62,9 @@ describe("syncService", () => {
       ["Accepted", "True", "Minted"],
       ["EgressReady", "True", "Applied"],
       ["LiveRevisionReady", "True", "Live"],
+      ["Ready", "True", "Ready"],
+      ["Reconciling", "False", "Reconciled"],
+      ["Stalled", "False", "Reconciled"],
     ]);
     expect(condition(store, "web", "Accepted")?.message).toBe(`revision ${name} runs ${REPO}@${DIGEST_A}`);
   });

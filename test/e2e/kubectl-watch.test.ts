@@ -152,18 +152,18 @@ describe("kubectl get, watch, label, delete and dry runs against the local serve
     );
     const services = await kubectl("get", "services.compute.example.dev");
     expect(services.code, services.stderr).toBe(0);
-    expect(services.stdout).toMatch(/^NAME\s+LATEST\s+LIVE\s+ACCEPTED\s+AGE\n/);
-    expect(services.stdout).toMatch(/^web\s+web-[0-9a-f]{10}\s+web-[0-9a-f]{10}\s+True\s+\d+s$/m);
+    expect(services.stdout).toMatch(/^NAME\s+LATEST\s+LIVE\s+READY\s+ACCEPTED\s+AGE\n/);
+    expect(services.stdout).toMatch(/^web\s+web-[0-9a-f]{10}\s+web-[0-9a-f]{10}\s+True\s+True\s+\d+s$/m);
     const wide = await kubectl("get", "services.compute.example.dev", "-o", "wide");
-    expect(wide.stdout).toMatch(/^NAME\s+LATEST\s+LIVE\s+ACCEPTED\s+AGE\s+REASON\n/);
-    expect(wide.stdout).toMatch(/\sMinted$/m);
+    expect(wide.stdout).toMatch(/^NAME\s+LATEST\s+LIVE\s+READY\s+ACCEPTED\s+AGE\s+REASON\n/);
+    expect(wide.stdout).toMatch(/\sReady$/m);
     const revisions = await kubectl("get", "servicerevisions");
     expect(revisions.stdout).toMatch(/^NAME\s+SERVICE\s+DIGEST\s+AGE\n/);
     expect(revisions.stdout).toMatch(/^web-[0-9a-f]{10}\s+web\s+sha256:0123456789ab\s+\d+s$/m);
     const proxies = await kubectl("get", "proxies");
-    expect(proxies.stdout).toMatch(/^NAME\s+PROVIDER\s+AGE\nedge\s+aws\s+\d+s\n$/);
+    expect(proxies.stdout).toMatch(/^NAME\s+PROVIDER\s+READY\s+AGE\nedge\s+aws\s+(True|<none>)\s+\d+s\n$/);
     const one = await kubectl("get", "proxy", "edge", "--no-headers");
-    expect(one.stdout).toMatch(/^edge\s+aws\s+\d+s\n$/);
+    expect(one.stdout).toMatch(/^edge\s+aws\s+(True|<none>)\s+\d+s\n$/);
   });
 
   it("get --field-selector metadata.name selects one object; another field is refused", async () => {
@@ -184,7 +184,7 @@ describe("kubectl get, watch, label, delete and dry runs against the local serve
     expect(
       (await api("POST", pathOf("Proxy"), manifest("Proxy", "watched", { provider: "gcp" }))).status,
     ).toBe(201);
-    await watch.waitFor(/^watched\s+gcp\s+\d+s$/m);
+    await watch.waitFor(/^watched\s+gcp\s+(True|<none>)\s+\d+s$/m);
     const events = follow("get", "proxies", "-w", "--output-watch-events", "--watch-only");
     await new Promise((resolve) => setTimeout(resolve, 1000)); // kubectl lists, then watches from there
     const patched = await api(

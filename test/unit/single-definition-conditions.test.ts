@@ -8,7 +8,12 @@ import { expect, test } from "vitest";
 import { Proxy, Service, ServiceRevision } from "../../sdk/resources";
 import { TYPE_TOKENS } from "../../sdk/resources/type-tokens";
 import { KIND_NAMES } from "../../sdk/schema";
-import { CONDITION_REASONS, CONDITION_TYPES } from "../../sdk/schema/status";
+import {
+  CONDITION_REASONS,
+  CONDITION_TYPES,
+  READINESS_REASONS,
+  READINESS_TYPES,
+} from "../../sdk/schema/status";
 
 const ROOT = join(__dirname, "../..");
 const STATUS_MODULE = "sdk/schema/status.ts";
@@ -35,6 +40,9 @@ const SOURCES = ["sdk", "server", "provider", "policies"].flatMap(sourceFiles).m
 const VOCABULARY = [
   ...Object.values(CONDITION_TYPES),
   ...Object.values(CONDITION_REASONS).flatMap((reasons) => Object.values(reasons) as string[]),
+  ...Object.values(READINESS_TYPES),
+  // "Ready" is a type and a reason at once (Ready True, reason Ready), as in most Kubernetes controllers.
+  ...Object.values(READINESS_REASONS).filter((reason) => reason !== READINESS_TYPES.Ready),
 ];
 
 function literalsIn(source: string): string[] {
@@ -51,6 +59,8 @@ test("the status module declares every condition type and reason the controller 
     "SourceReady",
   ]);
   expect(Object.keys(CONDITION_REASONS)).toEqual(Object.values(CONDITION_TYPES));
+  expect(Object.values(READINESS_TYPES)).toEqual(["Ready", "Reconciling", "Stalled"]);
+  for (const [key, value] of Object.entries(READINESS_REASONS)) expect(value).toBe(key);
   for (const reasons of Object.values(CONDITION_REASONS))
     for (const [key, value] of Object.entries(reasons)) expect(value).toBe(key);
   expect(new Set(VOCABULARY).size).toBe(VOCABULARY.length);
