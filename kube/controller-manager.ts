@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { kubeconfigYaml } from "./kubeconfig";
 import { CONTROLLER_MANAGER_USER, type Pki } from "./pki";
-import { freePorts, type Started, start } from "./processes";
+import { freePorts, type Supervised, supervise } from "./processes";
 
 /**
  * kube-controller-manager beside kube-apiserver, for the two controllers a cluster's owner references and
@@ -23,7 +23,7 @@ export interface ControllerManagerOptions {
   apiserverUrl: string;
 }
 
-export interface ControllerManager extends Started {
+export interface ControllerManager extends Supervised {
   /** Its health endpoint, which answers 200 once it runs, without authentication. */
   healthz: string;
 }
@@ -39,7 +39,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
   await writeFile(kubeconfig, kubeconfigYaml(options.apiserverUrl, pki.caCert, user), { mode: 0o600 });
   // Its port only answers health checks: a new one each start, never remembered.
   const [port] = await freePorts(1);
-  const started = start(
+  const started = supervise(
+    "kube-controller-manager",
     options.binary,
     [
       `--kubeconfig=${kubeconfig}`,
@@ -54,5 +55,5 @@ export async function startControllerManager(options: ControllerManagerOptions):
     ],
     path.join(dir, "kube-controller-manager.log"),
   );
-  return { ...started, healthz: `https://127.0.0.1:${port}/healthz` };
+  return Object.assign(started, { healthz: `https://127.0.0.1:${port}/healthz` });
 }

@@ -96,8 +96,8 @@ export async function stopLeftovers(dir: string): Promise<number> {
   return stopped;
 }
 
-export function start(command: string, args: string[], log: string): Started {
-  const name = path.basename(command);
+/** Starts `command` with its output appended to `log`; `name` (default: the command's) names it in errors. */
+export function start(command: string, args: string[], log: string, name = path.basename(command)): Started {
   const [wrapper, ...wrapperArgs] = parentDeathWrapper();
   const child =
     wrapper === undefined
@@ -106,21 +106,73 @@ export function start(command: string, args: string[], log: string): Started {
   // Kept beside the log, in the environment's directory, for stopLeftovers at its next start.
   if (child.pid !== undefined)
     appendFileSync(path.join(path.dirname(log), PIDS_FILE), `${child.pid} ${name}\n`);
-  const out = createWriteStream(log);
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
+  // Appended: a process restarted (after a fault, or a kept directory's next start) keeps its earlier lines.
+  const out = createWriteStream(log, { flags: "a" });
+  // Both pipes write into one file: neither may end it (the first to end would, and the other's next write
+  // would throw ERR_STREAM_WRITE_AFTER_END). The file ends once the child has closed both ('close').
+  child.stdout?.pipe(out, { end: false });
+  child.stderr?.pipe(out, { end: false });
+  // A log that cannot be written (a full disk) must not take this process down with an unhandled error.
+  out.on("error", () => {});
+  const written = new Promise<void>((resolve) => {
+    child.once("close", () => out.end(resolve));
+    // spawn failed (no such binary): no 'close' follows the 'error' when no pipe was opened.
+    child.once("error", () => out.end(resolve));
+  });
   // A process that exits without close() (an uncaught error, process.exit) must not leave servers behind.
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill);
   const exited = new Promise<never>((_, reject) => {
-    child.once("error", reject);
+    child.once("error", (error) => {
+      process.off("exit", kill);
+      reject(new Error(`${name} could not be started (${command}): ${error.message}`));
+    });
     child.once("exit", async (code, signal) => {
       process.off("exit", kill);
-      reject(new Error(`${name} exited (${signal ?? code}):\n${await logTail(log)}`));
+      // Its last words are in the log only once both pipes are drained into it.
+      await written;
+      const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+      reject(new Error(`${name} exited (${how}); the last lines of ${log}:\n${await logTail(log)}`));
     });
   });
   exited.catch(() => {});
   return { name, child, log, exited };
+}
+
+/**
+ * A process of the environment that faults can kill and restart as the same member (same arguments, same
+ * log, same data): `current` is its running incarnation.
+ */
+export interface Supervised {
+  name: string;
+  log: string;
+  current: Started;
+  /** kill -9, resolved once it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again as it was started (after kill()); does not wait for it to be healthy. */
+  restart(): void;
+  /** Stops it (SIGTERM, then SIGKILL after STOP_TIMEOUT_MS). */
+  stop(): Promise<void>;
+}
+
+export function supervise(name: string, command: string, args: string[], log: string): Supervised {
+  const supervised: Supervised = {
+    name,
+    log,
+    current: start(command, args, log, name),
+    async kill() {
+      const { child } = supervised.current;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGKILL");
+      await gone;
+    },
+    restart() {
+      supervised.current = start(command, args, log, name);
+    },
+    stop: () => stop(supervised.current.child),
+  };
+  return supervised;
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

@@ -1,4 +1,5 @@
 import { failureStatus } from "../../sdk/errors/reasons";
+import { SpaceExceededError } from "../../sdk/errors/server-errors";
 import type { ObjectStore } from "../storage";
 import { errorFields } from "./request-log";
 import { shared } from "./shared";
@@ -8,7 +9,7 @@ import { shared } from "./shared";
  * together into one commit, and this hook holds every response (a write's, and a read's, which may show
  * another request's write) until that commit is made. Routes need not know: they write, and the answer
  * waits here. A failed commit is never answered as success: the response becomes a 500 `Status` (and
- * the server stops; see `startServer`).
+ * the server stops, unless the commit only found no space; see `startServer`).
  */
 export const durability = shared<{ store: ObjectStore }>(async (fastify, { store }) => {
   fastify.addHook("onSend", async (request, reply, payload) => {
@@ -17,7 +18,11 @@ export const durability = shared<{ store: ObjectStore }>(async (fastify, { store
       return payload;
     } catch (error) {
       request.log.error({ error: errorFields(error) }, "the store could not commit; the answer is an error");
-      const status = failureStatus("InternalError", "the server could not store the change durably");
+      // Out of space, the writes are undone (this answer may have shown them) and the server goes on.
+      const status =
+        error instanceof SpaceExceededError
+          ? error.status
+          : failureStatus("InternalError", "the server could not store the change durably");
       reply.code(status.code).header("content-type", "application/json; charset=utf-8");
       reply.removeHeader("location");
       return JSON.stringify(status);

@@ -46,6 +46,7 @@ export class EventHistory {
   private readonly labels = new Map<string, Readonly<Record<string, string>> | undefined>();
   private readonly listeners = new Set<HistoryListener>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeResets: () => void;
 
   constructor(
     store: ObjectStore,
@@ -66,6 +67,7 @@ export class EventHistory {
     this.unsubscribe = store.subscribeCommits((events) => {
       for (const event of events) this.record(event);
     });
+    this.unsubscribeResets = store.subscribeResets((version) => this.rollBack(store, version));
   }
 
   /** The version after which every event is kept: a watch may start at it or later. */
@@ -106,7 +108,28 @@ export class EventHistory {
 
   close(): void {
     this.unsubscribe();
+    this.unsubscribeResets();
     this.listeners.clear();
+  }
+
+  /**
+   * The store undid its writes after `version` (their commit found no space): their events go (the newest
+   * are last), and the labels are the stored objects' again.
+   */
+  private rollBack(store: ObjectStore, version: number): void {
+    while (this.size > 0) {
+      const index = (this.head + this.size - 1) % this.capacity;
+      if ((this.ring[index] as HistoryEvent).resourceVersion <= version) break;
+      this.ring[index] = undefined;
+      this.size--;
+    }
+    this.latest = Math.min(this.latest, version);
+    this.floor = Math.min(this.floor, version);
+    this.labels.clear();
+    for (const kind of KIND_NAMES) {
+      for (const object of store.pageView(kind, {}).items)
+        this.labels.set(keyOf(kind, object), object.metadata.labels);
+    }
   }
 
   private record(event: WatchEvent): void {

@@ -1,4 +1,4 @@
-import { SqliteJournal } from "./sqlite";
+import { type JournalOptions, SqliteJournal } from "./sqlite";
 import { Store } from "./store";
 import type { ObjectStore } from "./types";
 
@@ -24,22 +24,28 @@ export type {
   ObjectMeta,
   ObjectStore,
   OwnerReference,
+  ResetListener,
   WatchEvent,
   WatchListener,
 } from "./types";
 
-/** `"memory"` for tests; `{ dir }` for the durable store in `<dir>/store.db`. */
-export type StorageOption = "memory" | { dir: string };
+/**
+ * `"memory"` for tests; `{ dir }` for the durable store in `<dir>/store.db`, at most `maxBytes` large
+ * (`--max-storage`) when given.
+ */
+export type StorageOption = "memory" | { dir: string; maxBytes?: number };
 
 /**
- * The one store implementation; only where it writes through differs. `onCommitFailure`: a commit of the
- * durable store failed, so writes the store already shows are lost (the server stops; see `startServer`).
+ * The one store implementation; only where it writes through differs. `journal.onCommitFailure`: a commit
+ * of the durable store failed, so writes the store already shows are lost (the server stops; see
+ * `startServer`); `journal.onSpace`: writes are refused for lack of space, or taken again.
  */
 export function openStore(
   storage: StorageOption,
   onListenerError?: (error: unknown) => void,
-  onCommitFailure?: (error: Error) => void,
+  journal: Omit<JournalOptions, "maxBytes"> = {},
 ): ObjectStore {
-  const journal = storage === "memory" ? undefined : new SqliteJournal(storage.dir, onCommitFailure);
-  return new Store({ journal, onListenerError });
+  if (storage === "memory") return new Store({ onListenerError });
+  const options = { ...journal, ...(storage.maxBytes !== undefined && { maxBytes: storage.maxBytes }) };
+  return new Store({ journal: new SqliteJournal(storage.dir, options), onListenerError });
 }

@@ -2,8 +2,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ApiObject } from "../../sdk/client/types";
+import type { SpaceExceededError } from "../../sdk/errors/server-errors";
 import type { KindName } from "../../sdk/schema";
-import type { Journal } from "./types";
+import { isOutOfSpace, outOfSpace } from "./space";
+import type { Journal, JournalObserver } from "./types";
 import { FileSync } from "./wal-sync";
 
 const SCHEMA = `
@@ -35,6 +37,18 @@ export const CHECKPOINT_WRITES = 1000;
  */
 const MAX_SYNCS_RUNNING = 3;
 
+/** While the store is out of space, the first write after this long tries a commit again (a probe). */
+export const SPACE_PROBE_MS = 1_000;
+
+export interface JournalOptions {
+  /** A commit or sync failed for another reason than space: nothing is written after it (fail-stop). */
+  onCommitFailure?: (error: Error) => void;
+  /** Writes are refused for lack of space (the error says why), or taken again (undefined). */
+  onSpace?: (refused: SpaceExceededError | undefined) => void;
+  /** The largest the database may grow, in bytes (`--max-storage`; SQLite's `max_page_count`). */
+  maxBytes?: number;
+}
+
 /**
  * Journal in `<dir>/store.db` through Node's built-in SQLite, in WAL mode. Group commit: the first write
  * opens a transaction, the writes that arrive before the next turn of the event loop join it (each in a
@@ -54,9 +68,14 @@ const MAX_SYNCS_RUNNING = 3;
  * written again from its start, over blocks the file already has, which the disk syncs faster than blocks
  * appended (no change of size to sync).
  *
- * A failed commit or fsync loses writes the store already shows: the journal then refuses every write and
- * reports the failure to `onCommitFailure`, which stops the server (fail-stop). The resourceVersion counter
- * lives in its own row, so deletes never let it go backwards across a restart.
+ * A commit that fails for lack of space (the disk full, or `maxBytes` reached: SQLITE_FULL) loses its batch,
+ * which SQLite rolls back: the store puts its memory back as it was (`JournalObserver.lost`) before anyone
+ * waiting hears, so no answer and no watch shows what was never written. Writes are then refused at once
+ * (the journal is out of space, `onSpace`) but for deletes, which make room, and one write every
+ * `SPACE_PROBE_MS`, which tries a commit: the first commit that succeeds takes writes again. A write that alone does not fit (its statement fails) is refused
+ * alone. Any other failed commit, or a failed fsync, loses writes the store already shows: the journal then
+ * refuses every write and reports the failure to `onCommitFailure`, which stops the server (fail-stop). The
+ * resourceVersion counter lives in its own row, so deletes never let it go backwards across a restart.
  *
  * Secret values that leave the store leave the disk too: `secure_delete` zeroes deleted content in the
  * database file, and after a commit that removes or replaces a secret the WAL, which still holds the old
@@ -85,13 +104,20 @@ export class SqliteJournal implements Journal {
   private readonly walFile: string;
   private readonly wal: FileSync;
   private writesSinceCheckpoint = 0;
-  /** Set once a commit failed: nothing is written after it. */
+  /** Set once a commit failed for another reason than space: nothing is written after it. */
   private failure: Error | undefined;
+  /** Out of space: writes are refused with `error` until `retryAt`, when the next one probes. */
+  private full: { error: SpaceExceededError; retryAt: number } | undefined;
+  private observer: JournalObserver | undefined;
+  private readonly onCommitFailure: (error: Error) => void;
+  private readonly onSpace: (refused: SpaceExceededError | undefined) => void;
 
   constructor(
-    dir: string,
-    private readonly onCommitFailure: (error: Error) => void = () => {},
+    private readonly dir: string,
+    private readonly options: JournalOptions = {},
   ) {
+    this.onCommitFailure = options.onCommitFailure ?? (() => {});
+    this.onSpace = options.onSpace ?? (() => {});
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "store.db");
     this.walFile = `${file}-wal`;
@@ -104,6 +130,7 @@ export class SqliteJournal implements Journal {
       // secure_delete is per connection; temp_store keeps VACUUM's copy of the data off the disk.
       this.db.exec("PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY;");
       this.db.exec(SCHEMA);
+      this.limitSize();
       this.scrubOnOpen();
       // From here on commits only append to the WAL; the journal syncs it and checkpoints (see above).
       this.db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = OFF;");
@@ -146,10 +173,24 @@ export class SqliteJournal implements Journal {
     resourceVersion: number,
     scrub: boolean,
   ): void {
-    this.write(scrub, () => {
-      for (const { kind, name } of objects) this.deleteRow.run(kind, name);
-      this.setVersion.run(resourceVersion);
-    });
+    // Tried even while out of space, as etcd takes deletes under its NOSPACE alarm: they make room.
+    this.write(
+      scrub,
+      () => {
+        for (const { kind, name } of objects) this.deleteRow.run(kind, name);
+        this.setVersion.run(resourceVersion);
+      },
+      { evenWhenFull: true },
+    );
+  }
+
+  observe(observer: JournalObserver): void {
+    this.observer = observer;
+  }
+
+  /** Why writes are refused for lack of space, while they are. */
+  spaceExhausted(): SpaceExceededError | undefined {
+    return this.full?.error;
   }
 
   /** Resolves once every write made so far is committed and fsynced; rejects if that failed. */
@@ -182,9 +223,10 @@ export class SqliteJournal implements Journal {
    * Runs one write's statements inside the open transaction (opening one if none is), in a savepoint: a
    * write that fails is undone alone and throws, and the store then leaves memory as it was.
    */
-  private write(scrub: boolean, work: () => void): void {
+  private write(scrub: boolean, work: () => void, { evenWhenFull = false } = {}): void {
     if (this.failure)
       throw new Error(`the data directory is not writable since a commit failed: ${this.failure.message}`);
+    if (this.full && !evenWhenFull && Date.now() < this.full.retryAt) throw this.full.error;
     const batch = this.openBatch();
     this.db.exec("SAVEPOINT write");
     try {
@@ -192,7 +234,7 @@ export class SqliteJournal implements Journal {
       this.db.exec("RELEASE write");
     } catch (error) {
       this.undo(error);
-      throw error;
+      throw isOutOfSpace(error) ? outOfSpace(this.dir, this.options.maxBytes, error) : error;
     }
     batch.scrub ||= scrub;
     this.writesSinceCheckpoint++;
@@ -216,7 +258,9 @@ export class SqliteJournal implements Journal {
     } catch {
       // SQLite rolled the whole transaction back (an I/O error, a full disk): the batch is lost.
     }
-    if (!this.db.isTransaction) this.fail(error);
+    if (this.db.isTransaction) return;
+    if (isOutOfSpace(error)) this.loseBatch(error);
+    else this.fail(error);
   }
 
   /** Commits the open transaction, if any, and tells everyone waiting. */
@@ -227,10 +271,17 @@ export class SqliteJournal implements Journal {
     try {
       this.db.exec("COMMIT");
     } catch (error) {
-      this.fail(error);
+      if (isOutOfSpace(error)) this.loseBatch(error);
+      else this.fail(error);
       return;
     }
     this.batch = undefined;
+    this.observer?.committed();
+    if (this.full) {
+      this.full = undefined;
+      this.onSpace(undefined);
+      this.observer?.writable();
+    }
     this.afterCommit(batch.scrub);
     this.unsynced.push({ sequence: ++this.committedCount, committed: batch.committed });
     this.sync();
@@ -273,18 +324,46 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  private fail(cause: unknown): void {
-    if (this.failure) return;
-    const error = cause instanceof Error ? cause : new Error(String(cause));
-    this.failure = error;
+  /**
+   * The open batch did not fit (SQLite rolled it back): memory goes back as it was, then those waiting for
+   * it hear why, and writes are refused until a probe's commit succeeds.
+   */
+  private loseBatch(cause: unknown): void {
+    const batch = this.abandonBatch();
+    const error = outOfSpace(this.dir, this.options.maxBytes, cause);
+    const first = this.full === undefined;
+    this.full = { error, retryAt: Date.now() + SPACE_PROBE_MS };
+    this.observer?.lost();
+    batch?.committed.reject(error);
+    if (first) this.onSpace(error);
+  }
+
+  /** Takes the open batch off its timer and rolls its transaction back; its waiters are the caller's to tell. */
+  private abandonBatch() {
     const batch = this.batch;
     this.batch = undefined;
     if (batch) clearImmediate(batch.timer);
     try {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
     } catch {
-      // Nothing more can be undone; the failure is reported below.
+      // Nothing more can be undone: the caller rejects the batch either way.
     }
+    return batch;
+  }
+
+  /** `maxBytes` as SQLite's page limit (which never goes below the pages the file has). */
+  private limitSize(): void {
+    const { maxBytes } = this.options;
+    if (maxBytes === undefined) return;
+    const { page_size: pageSize } = this.db.prepare("PRAGMA page_size").get() as { page_size: number };
+    this.db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+  }
+
+  private fail(cause: unknown): void {
+    if (this.failure) return;
+    const error = cause instanceof Error ? cause : new Error(String(cause));
+    this.failure = error;
+    const batch = this.abandonBatch();
     // Committed but never synced: a crash could still lose them, so they are failures too.
     for (const { committed } of this.unsynced.splice(0)) committed.reject(error);
     batch?.committed.reject(error);
@@ -329,15 +408,25 @@ export class SqliteJournal implements Journal {
     }
   }
 
+  /**
+   * Without room for it (the WAL copied into the file, an old file rewritten), the store opens read-only:
+   * everything is read from the file and its WAL, and writes wait for space like after a failed commit.
+   */
   private scrubOnOpen(): void {
     const { user_version: version } = this.db.prepare("PRAGMA user_version").get() as {
       user_version: number;
     };
-    if (version < SCRUBBED_VERSION) {
-      this.db.exec("VACUUM");
-      this.db.exec(`PRAGMA user_version = ${SCRUBBED_VERSION}`);
+    try {
+      if (version < SCRUBBED_VERSION) {
+        this.db.exec("VACUUM");
+        this.db.exec(`PRAGMA user_version = ${SCRUBBED_VERSION}`);
+      }
+      this.checkpoint("TRUNCATE");
+    } catch (error) {
+      if (!isOutOfSpace(error)) throw error;
+      this.scrubPending = true;
+      this.full = { error: outOfSpace(this.dir, this.options.maxBytes, error), retryAt: 0 };
     }
-    this.checkpoint("TRUNCATE");
   }
 }
 

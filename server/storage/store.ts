@@ -14,6 +14,7 @@ import type {
   ObjectStore,
   Page,
   PageQuery,
+  ResetListener,
   WatchEvent,
   WatchListener,
 } from "./types";
@@ -38,6 +39,11 @@ export class Store implements ObjectStore {
   private readonly journal: Journal | undefined;
   private readonly onListenerError: (error: unknown) => void;
   private lastVersion = 0;
+  private readonly resets = new Set<ResetListener>();
+  /** What the writes since the journal's last commit replaced, to put back if their commit is lost. */
+  private undo: { kind: KindName; name: string; previous: ApiObject | undefined }[] = [];
+  /** The version before those writes. */
+  private undoFrom = 0;
 
   constructor(options: StoreOptions = {}) {
     this.journal = options.journal;
@@ -46,6 +52,13 @@ export class Store implements ObjectStore {
       const { objects, resourceVersion } = this.journal.load();
       for (const { kind, object } of objects) this.bucket(kind).set(object.metadata.name, object);
       this.lastVersion = resourceVersion;
+      this.journal.observe?.({
+        committed: () => {
+          this.undo = [];
+        },
+        lost: () => this.rollBack(),
+        writable: () => this.reset(),
+      });
     }
   }
 
@@ -155,8 +168,19 @@ export class Store implements ObjectStore {
     return () => this.listeners.delete(subscription);
   }
 
+  subscribeResets(listener: ResetListener): () => void {
+    const subscription: ResetListener = (version) => listener(version);
+    this.resets.add(subscription);
+    return () => this.resets.delete(subscription);
+  }
+
+  spaceExhausted(): Error | undefined {
+    return this.journal?.spaceExhausted?.();
+  }
+
   close(): void {
     this.listeners.clear();
+    this.resets.clear();
     this.journal?.close();
   }
 
@@ -180,6 +204,7 @@ export class Store implements ObjectStore {
     if (this.journal) {
       const scrub = replaced !== undefined && dropsSecrets(kind, replaced, object);
       this.journal.put(kind, object, version, scrub);
+      this.remember(kind, object.metadata.name);
     }
     this.lastVersion = version;
     this.bucket(kind).set(object.metadata.name, object);
@@ -198,6 +223,7 @@ export class Store implements ObjectStore {
       const scrub = entries.some(({ kind, existing }) => dropsSecrets(kind, existing));
       const objects = entries.map(({ kind, existing }) => ({ kind, name: existing.metadata.name }));
       this.journal.remove(objects, last, scrub);
+      for (const { kind, name } of objects) this.remember(kind, name);
     }
     const events = entries.map(({ kind, existing }, index): WatchEvent => {
       this.bucket(kind).delete(existing.metadata.name);
@@ -207,6 +233,37 @@ export class Store implements ObjectStore {
     this.lastVersion = last;
     this.emit(events);
     return events.map((event) => copyJson(event.object));
+  }
+
+  /** Notes what a write is about to replace in memory, until the journal commits it. */
+  private remember(kind: KindName, name: string): void {
+    if (this.undo.length === 0) this.undoFrom = this.lastVersion;
+    this.undo.push({ kind, name, previous: this.bucket(kind).get(name) });
+  }
+
+  /**
+   * The journal lost the writes since its last commit: memory goes back to where they began (last change
+   * first), their events not yet delivered are dropped, and the reset listeners drop what they derived.
+   */
+  private rollBack(): void {
+    for (const { kind, name, previous } of this.undo.reverse()) {
+      if (previous === undefined) this.bucket(kind).delete(name);
+      else this.bucket(kind).set(name, previous);
+    }
+    this.undo = [];
+    this.lastVersion = this.undoFrom;
+    this.undelivered.length = 0;
+    this.reset();
+  }
+
+  private reset(): void {
+    for (const listener of [...this.resets]) {
+      try {
+        listener(this.lastVersion);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
   }
 
   /**

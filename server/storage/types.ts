@@ -21,6 +21,23 @@ export type WatchListener = (event: WatchEvent) => void;
 /** Called once per commit with all of its events (several when `deleteMany` removes several objects). */
 export type CommitListener = (events: readonly WatchEvent[]) => void;
 
+/**
+ * Called when the store's contents moved without events: the writes after `version` were never made durable
+ * (their commit found no space) and are undone, or writes refused for lack of space are taken again. What
+ * was derived from events after `version` must go, and what a refused write was to do may be done now.
+ */
+export type ResetListener = (version: number) => void;
+
+/** What the store hears from its journal about the writes it made since the last commit (one batch). */
+export interface JournalObserver {
+  /** They are committed. */
+  committed(): void;
+  /** They are lost (rolled back for lack of space): memory must go back to where the batch began. */
+  lost(): void;
+  /** Writes refused for lack of space are taken again. */
+  writable(): void;
+}
+
 /** An object `deleteMany` removes: by name, and only while it is the incarnation `uid` names (when given). */
 export interface DeleteTarget {
   kind: KindName;
@@ -108,6 +125,10 @@ export interface ObjectStore {
   subscribe(listener: WatchListener): () => void;
   /** Like `subscribe`, once per commit with all of its events. */
   subscribeCommits(listener: CommitListener): () => void;
+  /** Told when writes are undone, or taken again, for lack of space (`ResetListener`). */
+  subscribeResets(listener: ResetListener): () => void;
+  /** Why writes are refused for lack of space (a 500 whose message names the data directory), while they are. */
+  spaceExhausted(): Error | undefined;
   close(): void;
 }
 
@@ -126,6 +147,9 @@ export interface Journal {
    * `remove` returns needs none; one that groups commits resolves it at the commit.
    */
   durable?(): Promise<void>;
+  /** How the store hears of its writes' fate, for a journal that can lose a batch it accepted. */
+  observe?(observer: JournalObserver): void;
+  spaceExhausted?(): Error | undefined;
   /** Commits what is pending and closes. */
   close(): void;
 }

@@ -48,13 +48,20 @@ describe("deploy/ on kube-apiserver", () => {
   });
 
   // cert-manager's own CRDs (trimmed to the fields used) stand in for cert-manager, which does not run here.
-  it("accepts deploy/optional/ where cert-manager's CRDs are installed", async () => {
+  it("accepts deploy/optional/ where cert-manager's and the Prometheus Operator's CRDs are installed", async () => {
     await kubectl("apply", "--server-side", "-f", path.join(__dirname, "fixtures/cert-manager-crds.yaml"));
+    await kubectl(
+      "apply",
+      "--server-side",
+      "-f",
+      path.join(__dirname, "fixtures/prometheus-operator-crds.yaml"),
+    );
     await kubectl(
       ...["wait", "--for=condition=Established", "--timeout=60s"],
       ...["crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io"],
+      ...["crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com"],
     );
-    // Every optional file: cert-manager's objects and the webhook's NetworkPolicy.
+    // Every optional file: cert-manager's objects, the webhook's NetworkPolicy, the monitoring objects.
     const files = DEPLOY_FILES.filter(({ path }) => path.startsWith(OPTIONAL_DIR));
     const { stdout } = await kubectl(
       ...["apply", "--server-side", "--dry-run=server", "--validate=strict"],
@@ -65,6 +72,7 @@ describe("deploy/ on kube-apiserver", () => {
     for (const line of applied) expect(line).toMatch(/ serverside-applied \(server dry run\)$/);
     expect(stdout).toContain(`certificate.cert-manager.io/${ADMISSION_IDENTITY.name}`);
     expect(stdout).toContain(`networkpolicy.networking.k8s.io/${ADMISSION_IDENTITY.name}`);
+    expect(stdout).toContain("prometheusrule.monitoring.coreos.com/exampledev");
   });
 
   it("lets the controller's service account do what the controller does, and no more", async () => {

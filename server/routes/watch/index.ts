@@ -8,6 +8,7 @@ import type { TableOptions } from "../../resources/table";
 import { WatchHub, type WatchOutput, type WatchSink } from "../../resources/watch";
 import type { ObjectStore } from "../../storage";
 import { DEFAULT_WATCH_HISTORY, DEFAULT_WATCH_RETENTION_MS, EventHistory } from "../../storage/history";
+import { cutConnection } from "./cut";
 import { EventLines, errorLine } from "./lines";
 import { FlushScheduler, WatchStream } from "./stream";
 
@@ -23,7 +24,7 @@ export interface WatchSettings {
   /**
    * How long a watch that fell behind has to take what it was sent before its connection is cut; and how
    * long a client may take nothing while its watch has something waiting (initial events included) before
-   * the watch counts as fallen behind, whether or not new events arrive.
+   * its connection is cut, whether or not new events arrive.
    */
   slowClientGraceMs: number;
   /**
@@ -36,6 +37,9 @@ export interface WatchSettings {
   /** The bound of a watch without `timeoutSeconds`, in ms. */
   defaultTimeoutMs: () => number;
 }
+
+/** How often, within one slow-client grace, a watch is checked for a client that takes nothing. */
+const STALL_CHECKS_PER_GRACE = 8;
 
 /**
  * Kubernetes' API server ends a watch without a timeout after its minimum request timeout (30 min) times
@@ -98,41 +102,49 @@ export function serveWatch(
   );
   // The server's own controller's watches are not counted either: they read in this process.
   if (!fromController) streams.add(stream);
-  /** Ends the stream after its queue; a client that still has not read it after the grace is cut off. */
-  const endWithin = (grace: number, onClose: () => void = () => {}) => {
+  /** Ends the stream after its queue; a client that still has not read it after `grace` is cut off. */
+  const endWithin = (grace: number) => {
     release();
+    const cut = setTimeout(() => cutConnection(reply.raw.socket), grace);
+    reply.raw.once("close", () => clearTimeout(cut));
     stream.endAfterQueue();
-    const cut = setTimeout(() => reply.raw.destroy(), grace);
-    reply.raw.once("close", () => {
-      clearTimeout(cut);
-      onClose();
-    });
   };
-  let behindSince: number | undefined;
+  // When the client last took something (or had nothing waiting for it).
+  let sentBefore = stream.sentBytes;
+  let progressAt = Date.now();
+  let behind = false;
+  /**
+   * Logged as the watch ends, before the cut: a client that reads again in time gets whole events, then the
+   * end, and resumes from the last. One past the bounds may still be reading: it gets the whole grace. One
+   * that stalled has had a grace already, taking nothing: a quarter of one more, so it is cut within 1.5.
+   */
   const fallBehind = (why: "bound" | "stalled") => {
-    const since = Date.now();
-    behindSince = since;
-    const describe = {
-      url: reply.request.url,
-      remoteAddress: reply.request.ip,
-      userAgent: reply.request.headers["user-agent"],
-      why,
-      queuedEvents: stream.queuedEvents,
-      queuedBytes: stream.queuedBytes,
-      initialEventsLeft: stream.initialLeft,
-    };
-    // What it did not start to send stays unsent: the client lists (or watches) again.
-    stream.dropBacklog();
-    endWithin(settings.slowClientGraceMs, () =>
-      reply.log.warn(
-        { watch: describe, behindMs: Date.now() - since },
-        "watch closed: the client fell behind",
-      ),
+    behind = true;
+    reply.log.warn(
+      {
+        watch: {
+          url: reply.request.url,
+          remoteAddress: reply.request.ip,
+          userAgent: reply.request.headers["user-agent"],
+          why,
+          queuedEvents: stream.queuedEvents,
+          queuedBytes: stream.queuedBytes,
+          initialEventsLeft: stream.initialLeft,
+        },
+        behindMs: Date.now() - progressAt,
+      },
+      "watch closed: the client fell behind",
     );
+    // What it did not start to send stays unsent: the client lists (or watches) again, on a new connection:
+    // this one closes once the client took what it was sent.
+    stream.dropBacklog();
+    const { socket } = reply.raw;
+    reply.raw.once("finish", () => socket?.end());
+    endWithin(why === "stalled" ? settings.slowClientGraceMs / 4 : settings.slowClientGraceMs);
   };
   const sink: WatchSink = {
     send: (event) => {
-      if (behindSince !== undefined) return;
+      if (behind) return;
       const line = encode(event);
       if (
         stream.queuedEvents + 1 > settings.maxBufferedEvents ||
@@ -170,14 +182,21 @@ export function serveWatch(
   const { watcher } = handle;
   // A client that takes nothing for a grace while its watch has something waiting (its initial events, a
   // line in Node's buffers) has fallen behind, as one past the bounds has: no new event needs to come.
-  let sentBefore = -1;
+  // Looked at eight times a grace, so a stalled watch ends within 1.125 graces of its last progress.
   timers.push(
-    setInterval(() => {
-      if (behindSince !== undefined) return;
-      const sent = stream.sentBytes;
-      if (stream.waiting && sent === sentBefore) fallBehind("stalled");
-      sentBefore = sent;
-    }, settings.slowClientGraceMs),
+    setInterval(
+      () => {
+        if (behind) return;
+        const sent = stream.sentBytes;
+        if (sent !== sentBefore || !stream.waiting) {
+          sentBefore = sent;
+          progressAt = Date.now();
+        } else if (Date.now() - progressAt >= settings.slowClientGraceMs) {
+          fallBehind("stalled");
+        }
+      },
+      Math.max(1, settings.slowClientGraceMs / STALL_CHECKS_PER_GRACE),
+    ),
   );
   const timeoutMs =
     options.timeoutSeconds === undefined ? settings.defaultTimeoutMs() : options.timeoutSeconds * 1000;

@@ -52,7 +52,7 @@ export async function kubectlStatusSteps(server: Backend, test: string): Promise
     JSON.stringify([{ op: "add", path: "/status/observedGeneration", value: 1 }]),
   );
   const table = await server.kubectl("get", "proxy", test, "--subresource=status");
-  expect(table.split("\n")[0]?.split(/\s+/)).toEqual(["NAME", "PROVIDER", "AGE"]);
+  expect(table.split("\n")[0]?.split(/\s+/)).toEqual(["NAME", "PROVIDER", "READY", "AGE"]);
   expect(table).toContain(test);
   const statusFile = path.join(tmpdir(), `${test}-status.json`);
   const applied = {

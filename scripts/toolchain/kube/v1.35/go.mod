@@ -1,7 +1,7 @@
-// The wrapper module kube.sh builds kube-apiserver and kube-controller-manager from. k8s.io/kubernetes
-// replaces its k8s.io/* staging modules with paths inside its own repository, which a dependent module cannot
-// see: each one maps to the published v0.<minor>.<patch> of the same release instead. The k8s.io/kubernetes
-// version is the pin.
+// The wrapper module kube.sh builds kube-apiserver and kube-controller-manager 1.35 from (the oldest minor
+// supported, the smaller CI job: EXAMPLEDEV_KUBE_VERSION=1.35). k8s.io/kubernetes replaces its k8s.io/* staging
+// modules with paths inside its own repository, which a dependent module cannot see: each one maps to the
+// published v0.<minor>.<patch> of the same release instead. The k8s.io/kubernetes version is the pin.
 module example.dev/kube-toolchain
 
 go 1.26
