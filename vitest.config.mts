@@ -59,6 +59,25 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * The oldest Kubernetes minor the project supports (docs/kubernetes.md#supported-versions; kube.sh's
+ * EXAMPLEDEV_KUBE_VERSION): a smaller job than the reference release's, the differential suite and one e2e
+ * stack, both on kube-apiserver only (the local server does not change with the release).
+ */
+const OLDEST_KUBE = "1.35";
+const kubeOldest = {
+  test: {
+    name: `kube-${OLDEST_KUBE}`,
+    include: ["test/kube/conformance/conformance.test.ts", "test/e2e/provider.test.ts"],
+    testNamePattern: /on the kube server/,
+    env: { EXAMPLEDEV_KUBE_VERSION: OLDEST_KUBE },
+    testTimeout: 900_000,
+    hookTimeout: 900_000,
+    maxWorkers: LONG.maxWorkers,
+    sequence: { groupOrder: LONG.groupOrder },
+  },
+};
+
 export default defineConfig({
   test: {
     sequence: { sequencer: LongestFirst },
@@ -71,6 +90,7 @@ export default defineConfig({
       suite("e2e", 600_000, LONG),
       // A real kube-apiserver: the first run may build it (minutes), then each start takes seconds.
       suite("kube", 900_000, LONG),
+      kubeOldest,
     ],
   },
 });

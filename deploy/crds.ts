@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { generatedHeader } from "../scripts/lib/generated-header";
-import { CONDITION_TYPES, KINDS, type KindName } from "../sdk/schema";
+import { CONDITION_TYPES, KINDS, type KindName, READINESS_TYPES } from "../sdk/schema";
 import { customResourceDefinition, type PrinterColumn } from "../sdk/schema/crd";
 import { columnDefinitions } from "../sdk/schema/printer-columns";
 
@@ -12,6 +12,7 @@ import { columnDefinitions } from "../sdk/schema/printer-columns";
  */
 
 const ACCEPTED = `.status.conditions[?(@.type=="${CONDITION_TYPES.Accepted}")]`;
+const READY = `.status.conditions[?(@.type=="${READINESS_TYPES.Ready}")]`;
 
 type Cell = Pick<PrinterColumn, "type" | "jsonPath">;
 
@@ -21,12 +22,16 @@ type Cell = Pick<PrinterColumn, "type" | "jsonPath">;
  * the whole digest (the local server shortens it to 12 hex digits).
  */
 const CELLS: Readonly<Record<KindName, Readonly<Record<string, Cell>>>> = {
-  Proxy: { Provider: { type: "string", jsonPath: ".spec.provider" } },
+  Proxy: {
+    Provider: { type: "string", jsonPath: ".spec.provider" },
+    [READINESS_TYPES.Ready]: { type: "string", jsonPath: `${READY}.status` },
+  },
   Service: {
     Latest: { type: "string", jsonPath: ".status.latestRevision" },
     Live: { type: "string", jsonPath: ".status.liveRevision" },
+    [READINESS_TYPES.Ready]: { type: "string", jsonPath: `${READY}.status` },
     [CONDITION_TYPES.Accepted]: { type: "string", jsonPath: `${ACCEPTED}.status` },
-    Reason: { type: "string", jsonPath: `${ACCEPTED}.reason` },
+    Reason: { type: "string", jsonPath: `${READY}.reason` },
   },
   ServiceRevision: {
     Service: { type: "string", jsonPath: '.metadata.ownerReferences[?(@.kind=="Service")].name' },

@@ -58,16 +58,28 @@ export interface Identity {
 }
 
 /** The webhook reads the three kinds and keeps the Secrets that hold their secret values. */
+/**
+ * Who may read a component's `/metrics` is asked of kube-apiserver, as Kubernetes' own components ask
+ * (system:auth-delegator's rules): a TokenReview and a SubjectAccessReview per caller (sdk/client/reviews.ts).
+ */
+const DELEGATED_AUTH_RULES: Rule[] = [
+  { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+  { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+];
+
 export const ADMISSION_IDENTITY: Identity = {
   name: "exampledev-admission-webhook",
   namespace: ADMISSION_NAMESPACE_NAME,
   // One rule per kind: a rule's groups and resources combine, and two groups times three plurals would
   // name kinds that do not exist (proxies.compute.example.dev).
-  clusterRules: KIND_NAMES.map((kind) => ({
-    apiGroups: [KINDS[kind].group],
-    resources: [KINDS[kind].plural],
-    verbs: ["get", "list", "watch"],
-  })),
+  clusterRules: [
+    ...KIND_NAMES.map((kind) => ({
+      apiGroups: [KINDS[kind].group],
+      resources: [KINDS[kind].plural],
+      verbs: ["get", "list", "watch"],
+    })),
+    ...DELEGATED_AUTH_RULES,
+  ],
   namespaceRules: [
     { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "list", "watch", "patch", "delete"] },
   ],
@@ -76,8 +88,8 @@ export const ADMISSION_IDENTITY: Identity = {
 /**
  * The controller: exactly the calls it makes. It lists and watches Services, ServiceRevisions and Proxies
  * (its informers), patches a Proxy's finalizers (the drain), mints and prunes revisions, creates, replaces and deletes preview
- * Services (git sources), writes Service status, reads the Secret an object names, and takes and renews
- * its Lease (any name may be created; only its own may be read and written).
+ * Services (git sources), writes Service and Proxy status, records Events, reads the Secret an object names,
+ * and takes and renews its Lease (any name may be created; only its own may be read and written).
  */
 export const CONTROLLER_IDENTITY: Identity = {
   name: "exampledev-controller",
@@ -95,6 +107,12 @@ export const CONTROLLER_IDENTITY: Identity = {
       verbs: ["get", "list", "watch", "create", "delete"],
     },
     { apiGroups: [PROXY.group], resources: [PROXY.plural], verbs: ["list", "watch", "patch"] },
+    // The Proxy's readiness conditions (controller/drain.ts).
+    { apiGroups: [PROXY.group], resources: [`${PROXY.plural}/status`], verbs: ["patch"] },
+    // Events about the objects (controller/recorder.ts): a cluster-scoped object's go to `default`, as
+    // client-go's recorder puts them; a series is patched.
+    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+    ...DELEGATED_AUTH_RULES,
   ],
   namespaceRules: [
     { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },

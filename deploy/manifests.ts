@@ -1,3 +1,4 @@
+import { monitoringObjects, PROMETHEUS_SERVICE_ACCOUNT } from "./monitoring";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
@@ -356,6 +357,15 @@ export const DEPLOY_FILES: readonly DeployFile[] = [
       "keeps the webhook configuration's caBundle (its cert-manager.io/inject-ca-from annotation) set to the CA.",
     ],
     objects: certManagerObjects,
+  },
+  {
+    path: `${OPTIONAL_DIR}monitoring.yaml`,
+    comment: [
+      `For clusters running the Prometheus Operator: \`kubectl apply -f ${OPTIONAL_DIR}monitoring.yaml\` after deploy/. ServiceMonitors of the`,
+      "controller and the webhook (/metrics, which answers callers kube-apiserver allows to get /metrics), that permission",
+      `for Prometheus' service account (${PROMETHEUS_SERVICE_ACCOUNT.namespace}/${PROMETHEUS_SERVICE_ACCOUNT.name}: change it to yours) and the alerts. See docs/operating.md.`,
+    ],
+    objects: () => monitoringObjects(ADMISSION_NAMESPACE_NAME),
   },
   {
     path: `${OPTIONAL_DIR}network-policy.yaml`,

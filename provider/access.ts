@@ -6,7 +6,9 @@ import {
   ConnectionError,
   CreateUnconfirmedError,
   ForbiddenError,
+  GatewayTimeoutError,
   NotFoundError,
+  ServiceUnavailableError,
   TimeoutError,
   TransportError,
   UnauthorizedError,
@@ -171,8 +173,16 @@ export function accessMessage(error: unknown, origins: AccessOrigins): string | 
   }
   if (error instanceof TimeoutError) {
     return (
-      `no answer from ${at} within ${error.timeoutMs / 1000}s: ${addressAdvice(origins)}; ` +
+      `${at} is unavailable: no answer within ${error.timeoutMs / 1000}s (on Kubernetes, kube-apiserver ` +
+      `holds a write or a consistent read while etcd has no quorum): ${addressAdvice(origins)}; ` +
       `or, for a slow API, raise ${either("requestTimeoutSeconds")} (${error.message})`
+    );
+  }
+  if (error instanceof GatewayTimeoutError || error instanceof ServiceUnavailableError) {
+    return (
+      `${subjectOf(error)}${at} is unavailable (${error.code} ${error.reason}): it could not complete the ` +
+      `request (on Kubernetes, kube-apiserver answers so while etcd has no quorum): run it again once the ` +
+      `API serves; the provider finds its own objects, so nothing is made twice${serverSaid(error)}`
     );
   }
   if (error instanceof TransportError) {

@@ -1,7 +1,7 @@
 import type { ApiObject, Client, ResourceClient, ServiceStatus } from "../sdk/client";
 import type { Condition } from "../sdk/client/wait";
 import type { KindName } from "../sdk/schema";
-import { serviceAccepted } from "./await/conditions";
+import { proxyReady, serviceAccepted } from "./await/conditions";
 
 type Spec = Record<string, unknown>;
 export type AnyObject = ApiObject<KindName, Spec, ServiceStatus>;
@@ -16,6 +16,7 @@ export interface KindBehaviour {
 export const KIND_BEHAVIOUR: Readonly<Record<KindName, KindBehaviour>> = {
   Proxy: {
     accessor: (client) => client.proxies as unknown as ResourceClient<AnyObject, unknown>,
+    readiness: proxyReady,
   },
   Service: {
     accessor: (client) => client.services as unknown as ResourceClient<AnyObject, unknown>,

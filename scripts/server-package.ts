@@ -34,6 +34,7 @@ export const SERVER_DEPENDENCIES = [
   "json-merge-patch",
   "picomatch",
   "pino",
+  "prom-client",
   "tar-stream",
   "undici",
   "yaml",

@@ -2,11 +2,22 @@ import "../sdk/shared/node-version"; // first: fails on a Node older than the pa
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import type { LogLevel } from "fastify";
-import { type Controller, CredentialsFile, clusterOf, type GitOptions, startController } from "../controller";
+import { Registry } from "prom-client";
+import {
+  type Controller,
+  CredentialsFile,
+  clusterOf,
+  type GitOptions,
+  type LastWrites,
+  startController,
+} from "../controller";
 import { DEFAULT_PROXY_DELETION_GRACE_MS } from "../controller/flags";
 import { createClient } from "../sdk/client";
 import { type AppOptions, buildApp, type LogDestination } from "./app";
+import { inProcessEvents } from "./events/in-process";
+import { EventStore } from "./events/store";
 import { errorFields } from "./http/request-log";
 import { startLifecycle } from "./lifecycle";
 import { type ObjectStore, openStore, type StorageOption } from "./storage";
@@ -31,6 +42,8 @@ export interface ServerOptions {
   storage: StorageOption;
   /** When set, every request but /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Serve HTTPS with this PEM certificate and key (server/tls.ts: from files, or self-signed). */
+  tls?: { cert: string; key: string };
   /** Egress gateway names the controller treats as existing; default `["default"]`. */
   egressGateways?: readonly string[];
   logLevel?: LogLevel;
@@ -52,9 +65,11 @@ export interface ServerOptions {
    */
   watch?: AppOptions["watch"];
   /**
-   * A commit of the durable store failed: writes the server already showed are not on disk, and no
-   * further write is accepted. Default: log it and exit the process with code 1 (fail-stop), so that no
-   * client is told a write succeeded that a restart would lose. Tests pass their own.
+   * A commit of the durable store failed for another reason than space: writes the server already showed
+   * are not on disk, and no further write is accepted. Default: log it and exit the process with code 1
+   * (fail-stop), so that no client is told a write succeeded that a restart would lose. Tests pass their own.
+   * A commit that finds no space (a full disk, `storage.maxBytes` reached) stops nothing: its writes are
+   * undone, and writes are refused (500, "database space exceeded") until space returns, reads go on.
    */
   onStorageFailure?: (error: Error) => void;
   /**
@@ -106,28 +121,45 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = openStore(
     options.storage,
     (error) => app.log.error({ error: errorFields(error) }, "a store listener failed"),
-    options.onStorageFailure ??
-      ((error) => {
-        app.log.fatal({ error: errorFields(error) }, "a commit to the data directory failed: stopping");
-        console.error(`a commit to the data directory failed, stopping the server: ${error.message}`);
-        process.exit(1);
-      }),
+    {
+      onCommitFailure:
+        options.onStorageFailure ??
+        ((error) => {
+          app.log.fatal({ error: errorFields(error) }, "a commit to the data directory failed: stopping");
+          console.error(`a commit to the data directory failed, stopping the server: ${error.message}`);
+          process.exit(1);
+        }),
+      onSpace: (refused) => {
+        if (refused) app.log.error({ error: errorFields(refused) }, "writes refused: no space for the store");
+        else app.log.warn("writes taken again: the store has space");
+      },
+    },
   );
   // The controller's identity: random per start, never leaves this process.
   const controllerToken = randomBytes(32).toString("base64url");
+  // One registry for the server and its embedded controller: `/metrics` shows both.
+  const metrics = new Registry();
+  // Events: served by the app, written by the embedded controller directly (events/in-process.ts).
+  const events = new EventStore();
   const app = buildApp({
+    metrics,
+    events,
     store,
     token: options.token,
     controllerToken,
     watch: options.watch,
     logLevel: options.logLevel,
     logStream: options.logStream,
+    ...(options.tls && { tls: options.tls }),
     ...(options.maxObjectBytes !== undefined && { maxObjectBytes: options.maxObjectBytes }),
     drainProxies: options.drainProxies !== false,
     // The controller starts once the server listens: a delivery before that matches no Service.
     gitHooks: { receive: (event) => controller?.git.receive(event) ?? { matched: [] } },
     ...(options.webhookSecret !== undefined && { webhookSecret: options.webhookSecret }),
   });
+  const refused = store.spaceExhausted();
+  if (refused)
+    app.log.error({ error: errorFields(refused) }, "starting read-only: no space for the store's writes");
   let credentials: CredentialsFile | undefined;
   try {
     credentials =
@@ -139,7 +171,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store.close();
     throw error;
   }
-  const lifecycle = startLifecycle(store);
+  const lifecycle = startLifecycle(store, (error) =>
+    app.log.warn(
+      { error: errorFields(error) },
+      "the garbage collector's start-up pass failed; it runs again",
+    ),
+  );
   let controller: Controller | undefined;
   const stopBackground = async () => {
     credentials?.close();
@@ -155,17 +192,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
-  const url = urlOf(host, port);
-  // The controller is a client like any other, over loopback to this server, as its own identity.
-  const client = createClient({ baseUrl: loopbackUrl(host, port), token: controllerToken });
+  const scheme = options.tls ? "https" : "http";
+  const url = urlOf(host, port, scheme);
+  // The controller is a client like any other, over loopback to this server, as its own identity. Over TLS
+  // it does not verify the certificate it is served: it reaches its own listener on loopback (a user's
+  // certificate need not name the loopback address), with a token that never leaves the process.
+  const client = createClient({
+    baseUrl: loopbackUrl(host, port, scheme),
+    token: controllerToken,
+    ...(options.tls && { insecureSkipTlsVerify: true }),
+  });
   // A function: each start of the controller needs caches (a cluster) of its own.
   const controllerOptions = (): Parameters<typeof startController>[0] => ({
-    cluster: clusterOf(client, {
-      onError: (error) =>
-        app.log.warn({ error: errorFields(error) }, "the controller's watch failed; retrying"),
-    }),
+    cluster: {
+      ...clusterOf(client, {
+        onError: (error) =>
+          app.log.warn({ error: errorFields(error) }, "the controller's watch failed; retrying"),
+      }),
+      events: inProcessEvents(events),
+    },
     gateways: options.egressGateways ?? ["default"],
     log: app.log.child({ component: "controller" }),
+    metrics,
     ...(credentials && { credentials }),
     ...(options.tagPollIntervalMs !== undefined && { tagPollIntervalMs: options.tagPollIntervalMs }),
     ...(options.workers !== undefined && { workers: options.workers }),
@@ -192,7 +240,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const versions = { ...lastWrites };
         await running.reached(versions);
         await running.idle();
-        if (versions.services === lastWrites.services && versions.revisions === lastWrites.revisions) return;
+        if (isDeepStrictEqual(versions, lastWrites)) return;
       }
     },
     pauseController: () => running.stop(),
@@ -213,22 +261,31 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 /** The address the server's own controller reaches it at: a wildcard host is reached on loopback. */
-function loopbackUrl(host: string, port: number): string {
-  if (host === "0.0.0.0" || host === "") return urlOf("127.0.0.1", port);
-  return urlOf(host === "::" ? "::1" : host, port);
+function loopbackUrl(host: string, port: number, scheme: string): string {
+  if (host === "0.0.0.0" || host === "") return urlOf("127.0.0.1", port, scheme);
+  return urlOf(host === "::" ? "::1" : host, port, scheme);
 }
 
-function urlOf(host: string, port: number): string {
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+function urlOf(host: string, port: number, scheme = "http"): string {
+  return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** The resourceVersion of the last write of each kind the controller watches. */
-function lastWritesOf(store: ObjectStore): { services?: string; revisions?: string } {
-  const versions: { services?: string; revisions?: string } = {};
+function lastWritesOf(store: ObjectStore): LastWrites {
+  const versions: LastWrites = {};
+  const cacheOf: Partial<Record<string, keyof LastWrites>> = {
+    Service: "services",
+    ServiceRevision: "revisions",
+    Proxy: "proxies",
+  };
   store.subscribe((event) => {
-    const version = event.object.metadata.resourceVersion;
-    if (event.kind === "Service") versions.services = version;
-    else if (event.kind === "ServiceRevision") versions.revisions = version;
+    const cache = cacheOf[event.kind];
+    if (cache !== undefined) versions[cache] = event.object.metadata.resourceVersion;
+  });
+  // Writes undone for lack of space never reach the controller: no waiting for them.
+  store.subscribeResets((version) => {
+    for (const [cache, last] of Object.entries(versions))
+      if (Number(last) > version) versions[cache as keyof LastWrites] = String(version);
   });
   return versions;
 }

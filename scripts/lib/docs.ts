@@ -208,9 +208,11 @@ function policyExample(): string {
     "```",
     "Policies:",
     `    ❌ ${packName?.[1]}@v${version} (local: node_modules/@exampledev/pulumi/policies)`,
-    `        - [${policy.enforcementLevel}]  ${ruleId}  (${TYPE_TOKENS.Proxy}: edge)`,
+    `        - [${policy.enforcementLevel}] [severity: ${policy.severity}]  ${ruleId}  (${TYPE_TOKENS.Proxy}: edge)`,
     `          ${policy.description}`,
     `          ${describeResource("Proxy", "edge")}: ${violation.message}`,
+    `          How to fix: ${policy.remediationSteps}`,
+    `          Reference: ${policy.url}`,
     "```",
   ].join("\n");
 }

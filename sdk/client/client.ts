@@ -1,7 +1,9 @@
 import type { SecretValues } from "../schema";
+import { type EventClient, eventClient } from "./events";
 import { type LeaseClient, leaseClient } from "./leases";
 import { resourceClient } from "./resource-client";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry";
+import { type ReviewClient, reviewClient } from "./reviews";
 import { readSecretValues } from "./secret-values";
 import { baseUrlProblem, DEFAULT_TIMEOUT_MS } from "./settings";
 import { type ConnectionOptions, realSleep, type Sleep, Transport } from "./transport";
@@ -38,6 +40,10 @@ export interface Client {
   secretValues(name: string): Promise<SecretValues>;
   /** `coordination.k8s.io` Leases: how a controller's replicas elect the one that acts. */
   leases: LeaseClient;
+  /** `events.k8s.io/v1` Events: what a controller's events recorder writes. */
+  events: EventClient;
+  /** TokenReviews and SubjectAccessReviews: delegated authorization of a component's own endpoints. */
+  reviews: ReviewClient;
   /** Closes the connection pool once pending requests are done. */
   close(): Promise<void>;
 }
@@ -57,6 +63,8 @@ export function createClient(options: ClientOptions): Client {
     serviceRevisions: resourceClient("ServiceRevision", context),
     secretValues: (name) => readSecretValues(transport, name, context.redact),
     leases: leaseClient(transport, context.redact),
+    events: eventClient(transport, context.redact),
+    reviews: reviewClient(transport),
     close: () => transport.close(),
   };
 }

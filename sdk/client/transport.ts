@@ -85,8 +85,17 @@ type Attempt = { outcome: AttemptOutcome } & ({ response: Answer } | { failure: 
 
 /** The request certainly never left: nothing to undo, so any request may be repeated. */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
-/** The connection broke after the request may have been sent. */
-const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"]);
+/**
+ * The connection broke after the request may have been sent; an answer cut short of its content-length is
+ * one (a kube-apiserver killed behind a balancer mid-answer).
+ */
+const BROKEN = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+]);
 const TIMEOUTS = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
 /**

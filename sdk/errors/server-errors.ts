@@ -1,3 +1,4 @@
+import { InternalError } from "./http-errors";
 import { failureStatus, REASONS, type Reason } from "./reasons";
 import type { StatusCause, StatusDetails } from "./status";
 
@@ -82,4 +83,23 @@ export function invalid(
 
 export function badRequest(message: string): ErrorOf<"BadRequest"> {
   return apiError("BadRequest", message);
+}
+
+/**
+ * A write refused because the store has no space left, as kube-apiserver answers when etcd raises its NOSPACE
+ * alarm (500 InternalError, "etcdserver: mvcc: database space exceeded"): reads and watches go on. A class of
+ * its own on the server's side (the client decodes an `InternalError`), so the server can tell it from a
+ * failure that stops it.
+ */
+export class SpaceExceededError extends InternalError {}
+
+/** `where`: the data directory; `cause`: what ran out (the disk, or the `--max-storage` quota). */
+export function spaceExceeded(where: string, cause: string): SpaceExceededError {
+  return new SpaceExceededError(
+    failureStatus(
+      "InternalError",
+      `Internal error occurred: database space exceeded: the data directory ${where} is full (${cause}); ` +
+        "writes are refused until space is freed (reads and watches go on)",
+    ),
+  );
 }

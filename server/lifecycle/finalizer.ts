@@ -9,7 +9,12 @@ import type { ObjectStore } from "../storage";
  * else's finalizer: the garbage collector's (`foregroundDeletion`, `orphan`), the controller's Proxy drain,
  * or a user's. Marks found at start (a stop between the last finalizer's removal and the removal) go too.
  */
-export function startFinalizer(store: ObjectStore): () => void {
+export function startFinalizer(
+  store: ObjectStore,
+  onError: (error: unknown) => void = (error) => {
+    throw error;
+  },
+): () => void {
   const consider = (kind: KindName, object: ApiObject) => {
     if (!object.metadata.deletionTimestamp || hasFinalizers(object)) return;
     // The same name may have been deleted and created again meanwhile: only remove what was marked
@@ -20,6 +25,10 @@ export function startFinalizer(store: ObjectStore): () => void {
   const unsubscribe = store.subscribe((event) => {
     if (event.type !== "DELETED") consider(event.kind, event.object);
   });
-  for (const kind of KIND_NAMES) for (const object of store.list(kind)) consider(kind, object);
+  try {
+    for (const kind of KIND_NAMES) for (const object of store.list(kind)) consider(kind, object);
+  } catch (error) {
+    onError(error);
+  }
   return unsubscribe;
 }

@@ -16,7 +16,12 @@ import { terminate } from "./termination";
  * store. The orphans of one commit are deleted in one commit (a delete-collection's chunk of Services
  * takes its revisions in one more), which cascades further the same way.
  */
-export function startGarbageCollector(store: ObjectStore): () => void {
+export function startGarbageCollector(
+  store: ObjectStore,
+  onError: (error: unknown) => void = (error) => {
+    throw error;
+  },
+): () => void {
   const index = new OwnerIndex();
   const propagation = new Propagation(store, index);
   const objects = KIND_NAMES.flatMap((kind) => store.list(kind).map((object) => ({ kind, object })));
@@ -35,8 +40,12 @@ export function startGarbageCollector(store: ObjectStore): () => void {
     propagation.afterCommit(events, released);
   });
   // Subscribed first, so what the start-up pass deletes cascades (and leaves the index) like any deletion.
-  collect(store, index.orphans(index.all()));
-  propagation.resume(objects);
+  try {
+    collect(store, index.orphans(index.all()));
+    propagation.resume(objects);
+  } catch (error) {
+    onError(error);
+  }
   return unsubscribe;
 }
 

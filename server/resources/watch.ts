@@ -1,4 +1,5 @@
 import type { ApiObject } from "../../sdk/client/types";
+import { SpaceExceededError } from "../../sdk/errors/server-errors";
 import { KINDS, type KindName } from "../../sdk/schema";
 import type { ObjectStore } from "../storage";
 import type { EventHistory, HistoryEvent } from "../storage/history";
@@ -59,6 +60,11 @@ export class Watcher {
     this.cursor = start;
   }
 
+  /** The version up to which the watcher has seen every event. */
+  get reached(): number {
+    return this.cursor;
+  }
+
   /** A BOOKMARK at the version the watcher has reached: the client may resume from there. */
   bookmark(annotations?: Record<string, string>): void {
     const { apiVersion } = KINDS[this.request.kind];
@@ -105,6 +111,13 @@ export class Watcher {
   }
 }
 
+/** A step of the hub's outbox: an event's dispatch (its version), or a new watch's first events (its watcher). */
+interface OutboxStep {
+  run: () => void;
+  version?: number;
+  watcher?: Watcher;
+}
+
 /** Whether the object, with these labels, is one the watch selects (its name is the same before and after). */
 function passes(
   request: WatchRequest,
@@ -126,7 +139,9 @@ function passes(
  */
 export class WatchHub {
   private readonly byKind = new Map<KindName, Set<Watcher>>();
-  private readonly outbox: (() => void)[] = [];
+  /** Steps waiting for the store's next durable point; `flushing` those the current wait covers. */
+  private outbox: OutboxStep[] = [];
+  private flushing: OutboxStep[] = [];
   private waiting = false;
 
   /** Follows `history` until it closes. */
@@ -135,7 +150,10 @@ export class WatchHub {
     readonly history: EventHistory,
     private readonly onError: (error: unknown, watcher: Watcher) => void = () => {},
   ) {
-    history.subscribe((event) => this.later(() => this.dispatch(event)));
+    history.subscribe((event) =>
+      this.queue({ run: () => this.dispatch(event), version: event.resourceVersion }),
+    );
+    store.subscribeResets((version) => this.rollBack(version));
   }
 
   /** Open watches of clients; the server's own controller's are not counted. */
@@ -175,12 +193,16 @@ export class WatchHub {
     for (const event of replay) watcher.consider(event);
     const watchers = this.byKind.get(request.kind) ?? new Set();
     this.byKind.set(request.kind, watchers.add(watcher));
-    this.later(() => watcher.release());
+    this.queue({ run: () => watcher.release(), watcher });
     return { watcher, close: () => watchers.delete(watcher) };
   }
 
   /** Runs `step` once what the store holds now is durable, after every event committed before it. */
   later(step: () => void): void {
+    this.queue({ run: step });
+  }
+
+  private queue(step: OutboxStep): void {
     this.outbox.push(step);
     if (this.waiting) return;
     this.waiting = true;
@@ -197,19 +219,51 @@ export class WatchHub {
   }
 
   private flush(): void {
-    const count = this.outbox.length;
+    this.flushing = this.outbox;
+    this.outbox = [];
     this.store.durable().then(
       () => {
-        for (const step of this.outbox.splice(0, count)) step();
+        const steps = this.flushing;
+        this.flushing = [];
+        for (const step of steps) step.run();
         if (this.outbox.length > 0) this.flush();
         else this.waiting = false;
       },
-      // A store that cannot make its writes durable has failed: no watch may show them.
-      () => {
-        this.outbox.length = 0;
+      (error) => {
+        // Writes undone for lack of space: `rollBack` took their steps out; the rest wait again.
+        if (error instanceof SpaceExceededError) {
+          this.outbox = [...this.flushing, ...this.outbox];
+          this.flush();
+          return;
+        }
+        // A store that cannot make its writes durable has failed: no watch may show them.
+        this.flushing = [];
+        this.outbox = [];
         this.closeAll();
       },
     );
+  }
+
+  /**
+   * The store undid its writes after `version`: their events are never sent, and a watch that saw them
+   * (one opened meanwhile lists what the store held) ends without sending what it holds; its client
+   * watches again from the version it has.
+   */
+  private rollBack(version: number): void {
+    const stale = new Set<Watcher>();
+    for (const watchers of this.byKind.values()) {
+      for (const watcher of watchers) {
+        if (watcher.reached <= version) continue;
+        stale.add(watcher);
+        watchers.delete(watcher);
+      }
+    }
+    const kept = (step: OutboxStep) =>
+      (step.version === undefined || step.version <= version) &&
+      (step.watcher === undefined || !stale.has(step.watcher));
+    this.flushing = this.flushing.filter(kept);
+    this.outbox = this.outbox.filter(kept);
+    for (const watcher of stale) watcher.end();
   }
 
   private dispatch(event: HistoryEvent): void {

@@ -2,6 +2,15 @@ import { createHash } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { KIND_NAMES, KINDS, type KindInfo } from "../../sdk/schema";
 import { AGGREGATED_DISCOVERY, aggregatedDiscovery, wantsAggregated } from "./aggregated-discovery";
+import {
+  CORE_AGGREGATED,
+  CORE_RESOURCES,
+  CORE_VERSIONS,
+  EVENTS_AGGREGATED_ITEM,
+  EVENTS_GROUP,
+  EVENTS_GROUP_ENTRY,
+  EVENTS_RESOURCES,
+} from "./event-discovery";
 
 /**
  * What every kind serves, in the order kube-apiserver lists a CRD's verbs. `watch` matters: informer
@@ -23,7 +32,7 @@ function storageVersionHash({ group, version, kind }: KindInfo): string {
 
 /**
  * Kubernetes discovery: `/apis` lists the groups, `/apis/<group>` one group, `/apis/<group>/<version>`
- * its resources and verbs; `/api` (the core group, empty here) and `/version` complete what kubectl reads.
+ * its resources and verbs; `/api` (the core group: Events only) and `/version` complete what kubectl reads.
  * Every group serves one version, which is therefore the preferred one.
  */
 export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
@@ -42,32 +51,41 @@ export const discoveryRoutes: FastifyPluginAsync = async (fastify) => {
   // Aggregated, when asked for: `/api` (the core group, none here) and `/apis` (every group) as one list each.
   // A Buffer, so that fastify sends the media type as kube-apiserver writes it (a string gets a charset and
   // quoted parameters).
-  const aggregated = (reply: FastifyReply, served: ReadonlyMap<string, KindInfo[]>) =>
-    reply
-      .header("content-type", AGGREGATED_DISCOVERY)
-      .send(Buffer.from(JSON.stringify(aggregatedDiscovery(served, VERBS, STATUS_VERBS))));
+  const aggregated = (reply: FastifyReply, list: object) =>
+    reply.header("content-type", AGGREGATED_DISCOVERY).send(Buffer.from(JSON.stringify(list)));
+  // The core group serves one kind here: Events (routes/events.ts), as does events.k8s.io.
   fastify.get("/api", async (request, reply) => {
-    if (wantsAggregated(request.headers.accept)) return aggregated(reply, new Map());
-    return { kind: "APIVersions", versions: [], serverAddressByClientCIDRs: [] };
+    if (wantsAggregated(request.headers.accept)) return aggregated(reply, CORE_AGGREGATED);
+    return CORE_VERSIONS;
   });
+  fastify.get("/api/v1", async () => CORE_RESOURCES);
+  fastify.get(`/apis/${EVENTS_GROUP}`, async () => ({
+    kind: "APIGroup",
+    apiVersion: "v1",
+    ...EVENTS_GROUP_ENTRY,
+  }));
+  fastify.get(`/apis/${EVENTS_GROUP}/v1`, async () => EVENTS_RESOURCES);
 
-  // The Kubernetes API level the server follows (discovery, OpenAPI v3, server-side apply), for
-  // `kubectl version` and clients that adapt to the server.
+  // The Kubernetes release the server follows (discovery, OpenAPI v3, server-side apply, the status strategy:
+  // the reference release of docs/kubernetes.md), for `kubectl version` and clients that adapt to the server.
   fastify.get("/version", async () => ({
     major: "1",
-    minor: "32",
-    gitVersion: "v1.32.0+exampledev",
+    minor: "37",
+    gitVersion: "v1.37.0+exampledev",
     gitTreeState: "clean",
     compiler: "node",
     platform: `${process.platform}/${process.arch}`,
   }));
 
   fastify.get("/apis", async (request, reply) => {
-    if (wantsAggregated(request.headers.accept)) return aggregated(reply, groups);
+    if (wantsAggregated(request.headers.accept)) {
+      const list = aggregatedDiscovery(groups, VERBS, STATUS_VERBS);
+      return aggregated(reply, { ...list, items: [...list.items, EVENTS_AGGREGATED_ITEM] });
+    }
     return {
       kind: "APIGroupList",
       apiVersion: "v1",
-      groups: [...groups].map(([name, kinds]) => groupOf(name, kinds)),
+      groups: [...[...groups].map(([name, kinds]) => groupOf(name, kinds)), EVENTS_GROUP_ENTRY],
     };
   });
 

@@ -29,6 +29,12 @@ describe("discovery and health", () => {
         versions: [{ groupVersion: "compute.example.dev/v1alpha1", version: "v1alpha1" }],
         preferredVersion: { groupVersion: "compute.example.dev/v1alpha1", version: "v1alpha1" },
       },
+      // Events, as kube-apiserver serves them (routes/events.ts).
+      {
+        name: "events.k8s.io",
+        versions: [{ groupVersion: "events.k8s.io/v1", version: "v1" }],
+        preferredVersion: { groupVersion: "events.k8s.io/v1", version: "v1" },
+      },
     ]);
   });
 
@@ -69,6 +75,7 @@ describe("discovery and health", () => {
     expect(body.items.map((item: Json) => item.metadata.name)).toEqual([
       "compute.example.dev",
       "core.example.dev",
+      "events.k8s.io",
     ]);
     expect(body.items[1].versions).toEqual([
       {
@@ -93,7 +100,8 @@ describe("discovery and health", () => {
       },
     ]);
     const core = await server.call("GET", "/api", { headers: { accept } });
-    expect(JSON.parse(core.text)).toMatchObject({ kind: "APIGroupDiscoveryList", items: [] });
+    const [coreGroup] = JSON.parse(core.text).items;
+    expect(coreGroup.versions[0].resources.map((resource: Json) => resource.resource)).toEqual(["events"]);
   });
 
   it("answers /healthz with ok", async () => {

@@ -85,7 +85,7 @@ describe("group commit in the durable store", () => {
 
   it("reports a failed commit, rejects durable() and refuses every later write (fail-stop)", async () => {
     const failures: Error[] = [];
-    const journal = new SqliteJournal(tempDir(), (error) => failures.push(error));
+    const journal = new SqliteJournal(tempDir(), { onCommitFailure: (error) => failures.push(error) });
     cleanups.push(() => journal.close());
     const store = new Store({ journal });
     store.create("Proxy", proxy("a"));
@@ -102,7 +102,7 @@ describe("group commit in the durable store", () => {
     for (let round = 0; round < 20; round++) {
       const dir = tempDir();
       const failures: Error[] = [];
-      const journal = new SqliteJournal(dir, (error) => failures.push(error));
+      const journal = new SqliteJournal(dir, { onCommitFailure: (error) => failures.push(error) });
       journal.put("Proxy", proxy("a"), 1, false);
       await nextTurn(); // committed; its sync now runs in libuv's thread pool
       journal.close();

@@ -85,7 +85,7 @@ describe("the durable store's WAL syncs", () => {
   it("takes a failed sync as a failed commit: durable() rejects and later writes are refused", async () => {
     vi.spyOn(FileSync.prototype, "sync").mockRejectedValue(new Error("EIO: the disk went away"));
     const failures: Error[] = [];
-    const journal = new SqliteJournal(tempDir(), (error) => failures.push(error));
+    const journal = new SqliteJournal(tempDir(), { onCommitFailure: (error) => failures.push(error) });
     cleanups.push(() => journal.close());
     const store = new Store({ journal });
     store.create("Proxy", proxy("a"));

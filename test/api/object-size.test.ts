@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, manifest, pathOf, startTestServer, type TestServer } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
 
@@ -35,7 +35,12 @@ describe("the object size limit, on the server as a process", () => {
   it("refuses issue 22's doubling JSON patch with 413, dry run or not, and stores nothing", async () => {
     const url = await spawnServer().url;
     await seededProxy(url);
-    const before = await call(url, "GET", PROXY);
+    // Once the server's controller has written the readiness of the seeded generation.
+    const before = await vi.waitFor(async () => {
+      const read = await call(url, "GET", PROXY);
+      expect(read.body.status?.observedGeneration).toBe(read.body.metadata.generation);
+      return read;
+    });
     for (const query of ["?dryRun=All", ""]) {
       const reply = await call(url, "PATCH", `${PROXY}${query}`, {
         body: doublingPatch(17),

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClient } from "../../sdk/client";
 import { realSleep } from "../../sdk/client/transport";
 import { spawnServer } from "../helpers/server-process";
@@ -49,13 +49,19 @@ describe("a restart of the API server", () => {
         metadata: { name: "edge" },
         spec: {},
       });
+      // The server's controller writes the Proxy's readiness right after the create: replace that version.
+      const current = await vi.waitFor(async () => {
+        const read = await api.proxies.get("edge");
+        expect(read.status?.observedGeneration).toBe(1);
+        return read;
+      });
       first.child.kill("SIGKILL");
       await new Promise((resolve) => first.child.once("exit", resolve));
 
       const read = api.proxies.get("edge");
       const replaced = api.proxies.replace("edge", {
-        ...created,
-        metadata: { ...created.metadata, labels: { restarted: "yes" } },
+        ...current,
+        metadata: { ...current.metadata, labels: { restarted: "yes" } },
       });
       // Down for 30 s (the set-up, not an assertion), then back on the same port and data.
       await new Promise((resolve) => setTimeout(resolve, 30_000));

@@ -13,8 +13,8 @@ const KUBECTL_ACCEPT =
   "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 const COLUMNS: Record<KindName, string[]> = {
-  Proxy: ["Name", "Provider", "Age"],
-  Service: ["Name", "Latest", "Live", "Accepted", "Age", "Reason"],
+  Proxy: ["Name", "Provider", "Ready", "Age"],
+  Service: ["Name", "Latest", "Live", "Ready", "Accepted", "Age", "Reason"],
   ServiceRevision: ["Name", "Service", "Digest", "Age"],
 };
 
@@ -71,15 +71,17 @@ describe("Table output", () => {
     await create("Service", "web");
     await server.idle();
     const proxies = await table(pathOf("Proxy"));
-    expect(proxies.body.rows[0].cells.slice(0, 2)).toEqual(["edge", "aws"]);
+    // No drain here (the test server's default), so no controller reports the Proxy's readiness.
+    expect(proxies.body.rows[0].cells.slice(0, 3)).toEqual(["edge", "aws", "<none>"]);
 
     const services = await table(pathOf("Service"));
-    const [name, latest, live, accepted, , reason] = services.body.rows[0].cells;
+    const [name, latest, live, ready, accepted, , reason] = services.body.rows[0].cells;
     expect(name).toBe("web");
     expect(latest).toMatch(/^web-[0-9a-f]{10}$/);
     expect(live).toBe(latest);
+    expect(ready).toBe("True");
     expect(accepted).toBe("True");
-    expect(reason).toBe("Minted");
+    expect(reason).toBe("Ready");
 
     const revisions = await table(pathOf("ServiceRevision"));
     expect(revisions.body.rows[0].cells.slice(0, 3)).toEqual([latest, "web", DIGEST.slice(0, 19)]);

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ApiObject } from "../../sdk/client/types";
 import { EventLines } from "../../server/routes/watch/lines";
 import { call, manifest, pathOf } from "../helpers/server";
@@ -186,10 +186,16 @@ describe("watch fan-out", () => {
       const reply = await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", `p-${i}`, {}) });
       expect(reply.status).toBe(201);
     }
-    await Promise.all(many.map((watch) => watch.next((event) => event.object.metadata.name === "p-9")));
+    // Each Proxy is added, then modified once by the server's controller (its readiness): 20 events in all.
+    await Promise.all(
+      many.map((watch) =>
+        vi.waitFor(() => expect(watch.events.length).toBeGreaterThanOrEqual(20), { timeout: 30_000 }),
+      ),
+    );
     const texts = new Set(many.map((watch) => watch.text()));
     expect(texts.size).toBe(1);
-    expect(many[0]?.events.map((event) => event.object.metadata.name)).toEqual(
+    const added = many[0]?.events.filter((event) => event.type === "ADDED");
+    expect(added?.map((event) => event.object.metadata.name)).toEqual(
       Array.from({ length: 10 }, (_, i) => `p-${i}`),
     );
   }, 60_000);

@@ -219,7 +219,7 @@ describe("npm run server, npm run registry and npm run kube", () => {
       expect.arrayContaining([
         expect.stringMatching(/kube-apiserver /),
         expect.stringMatching(/kube-controller-manager /),
-        expect.stringMatching(/^etcd /),
+        expect.stringMatching(/(^|\/)etcd --name /),
       ]),
     );
     expect(stopped.exit).not.toBe("timeout");

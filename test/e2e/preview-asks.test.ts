@@ -8,7 +8,7 @@ import { parse, stringify } from "yaml";
 import type { Client } from "../../sdk/client";
 import { PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
 import { startServer } from "../../server";
-import { BACKENDS, type Backend, startBackend, storedVersions } from "../helpers/backends";
+import { BACKENDS, type Backend, proxiesObserved, startBackend, storedVersions } from "../helpers/backends";
 import { startLoopbackProxy } from "../helpers/provider";
 import { createTestStack, type TestStack } from "../helpers/pulumi";
 
@@ -75,6 +75,7 @@ describe.each(BACKENDS)("the preview asks the API, on the %s server", (backendNa
   }
 
   it("previews a create and an update by asking the API, and writes nothing", async () => {
+    await proxiesObserved(client);
     let versions = await storedVersions(client);
     const create = await t.stack.preview({ onOutput });
     expect(create.changeSummary).toMatchObject({ create: 2 }); // the stack and the Proxy
@@ -87,6 +88,7 @@ describe.each(BACKENDS)("the preview asks the API, on the %s server", (backendNa
     await expect
       .poll(async () => (await client.proxies.listAll()).every(drained), { timeout: 30_000, interval: 100 })
       .toBe(true);
+    await proxiesObserved(client);
     versions = await storedVersions(client);
     const taken = await withConfig({ name: { value: "held-elsewhere" } }, () =>
       failure(t.stack.preview({ onOutput })),

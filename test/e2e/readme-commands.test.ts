@@ -115,11 +115,13 @@ function freshEnvironment(home: string): Record<string, string> {
   const PATH = [...new Set((process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter))]
     .filter((entry) => entry && !entry.includes("node_modules") && path.resolve(entry) !== binDir)
     .join(path.delimiter);
-  // The toolchain (the Pulumi CLI, kube-apiserver) is built once per machine (docs/development.md,
+  // The toolchain (the Pulumi CLI and YAML host, kube-apiserver, etcd) is built once per machine (docs/development.md,
   // "Toolchain"): the new HOME finds the cached builds where scripts/toolchain/ looks for them, as any HOME on
   // this machine would after the first build.
   const cacheRoot = path.dirname(path.dirname(binDir));
-  const builds = readdirSync(cacheRoot).filter((name) => /^(pulumi|kube-apiserver)-v[\d.]+$/.test(name));
+  const builds = readdirSync(cacheRoot).filter((name) =>
+    /^(pulumi|pulumi-yaml|kube-apiserver|etcd)-v\d/.test(name),
+  );
   mkdirSync(path.join(home, ".cache/exampledev-pulumi"), { recursive: true });
   for (const name of builds) {
     symlinkSync(path.join(cacheRoot, name), path.join(home, ".cache/exampledev-pulumi", name));
@@ -327,8 +329,9 @@ describe.concurrent("the documents' command blocks, as written, in a fresh shell
     // a real API of one's own, the benchmark and the scale benchmark beside pulumi-kubernetes, a stack of
     // one's own against one's own cluster, the controller against one's own cluster, the webhook's
     // certificate made by hand on one's own cluster, the controller's git webhook Secret on one's own cluster,
-    // and the package in a project of one's own: the local server in its CI, the native plugin's install).
-    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(10);
+    // the package in a project of one's own: the local server in its CI, the native plugin's install; and two
+    // that a test runs in another form: the highly available control plane, policy analyze on one's stack).
+    expect(sh.filter((block) => block.skip !== undefined).map(describeBlock)).toHaveLength(12);
   });
 
   for (const document of documents) {

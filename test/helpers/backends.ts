@@ -2,10 +2,11 @@
 // kube-apiserver with the CRDs and the admission webhook (kube/api.ts) with the same controller running as
 // a client of it, in this process. A test sees one shape: the provider's settings and an admin client.
 import { Agent, type Dispatcher, Pool } from "undici";
+import { expect, vi } from "vitest";
 import { clusterOf, startController } from "../../controller";
 import { startKubeApi } from "../../kube/api";
 import { type Client, createClient } from "../../sdk/client";
-import { KIND_NAMES } from "../../sdk/schema";
+import { KIND_NAMES, PROXY_DRAIN_FINALIZER } from "../../sdk/schema";
 import { DEFAULT_PROXY_DELETION_GRACE_MS, type ServerOptions, startServer } from "../../server";
 
 export const BACKENDS = ["local", "kube"] as const;
@@ -40,8 +41,28 @@ export interface RawReply {
 }
 
 /**
+ * Resolves once the controller has written the readiness of every Proxy's generation, which it does right
+ * after a create or anyone's change: a step checked for writing nothing must not be charged with that write.
+ */
+export async function proxiesObserved(client: Client): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const unobserved = (await client.proxies.listAll()).filter(
+        ({ metadata, status }) =>
+          (metadata.finalizers ?? []).includes(PROXY_DRAIN_FINALIZER) &&
+          metadata.deletionTimestamp === undefined &&
+          status?.observedGeneration !== metadata.generation,
+      );
+      expect(unobserved.map(({ metadata }) => metadata.name)).toEqual([]);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}
+
+/**
  * Every stored object of the three kinds as `kind/name@resourceVersion`: equal before and after a step that
  * must write nothing, on either server (kube-apiserver's list version moves with writes of any resource).
+ * A caller whose step follows a change of a Proxy waits for `proxiesObserved` first.
  */
 export async function storedVersions(client: Client): Promise<string[]> {
   const lists = await Promise.all([
@@ -101,6 +122,7 @@ export async function startBackend(name: BackendName, local: Partial<ServerOptio
       gateways: ["default"],
       proxyDeletionGraceMs: local.proxyDeletionGraceMs ?? DEFAULT_PROXY_DELETION_GRACE_MS,
       ...(local.workers !== undefined && { workers: local.workers }),
+      ...(local.git !== undefined && { git: local.git }),
     });
   let controller = launch();
   const client = createClient(connection);

@@ -123,9 +123,9 @@ export function applyObject(
 /**
  * Server-side apply to the status subresource, as kube-apiserver applies to a CRD's `/status`: the
  * configuration is merged onto the object and the manager's `Apply` entry (`subresource: "status"`) records
- * the status and metadata fields it holds (the status strategy resets only `spec`, so the spec is neither
- * merged nor owned), conflicts with other managers of those fields are refused unless forced, and only the
- * merged status is stored. The object must exist (404): a status write never creates one.
+ * the status fields it holds (the status strategy resets metadata and spec, so neither is merged nor owned),
+ * conflicts with other managers of those fields are refused unless forced, and only the merged status is
+ * stored. The object must exist (404): a status write never creates one.
  */
 export function applyStatus(
   { kind, store, maxObjectBytes }: ApplyTarget,

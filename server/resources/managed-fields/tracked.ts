@@ -2,7 +2,7 @@ import type { KindName } from "../../../sdk/schema";
 import { isRecord, withoutUndefined } from "../../records";
 import { objectStructure, STATUS_STRUCTURE, type Structure } from "./structure";
 
-/** The part of an object managers own: client metadata, and the spec (or the status through `/status`). */
+/** The part of an object managers own: client metadata and the spec, or the status alone through `/status`. */
 export interface Tracked {
   metadata?: Record<string, unknown>;
   spec?: unknown;
@@ -20,7 +20,9 @@ export function trackedOf(
 ): Tracked {
   // Before a create there is an object with metadata (its name) and nothing else, as in Kubernetes.
   if (object === undefined) return { metadata: {} };
-  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  // A status write owns the status alone: kube-apiserver's status strategy resets metadata and spec in the
+  // managed fields (metadata since 1.36; the stored metadata never changes through /status).
+  const metadata = isRecord(object.metadata) && part === "spec" ? object.metadata : {};
   const kept = withoutUndefined(Object.fromEntries(TRACKED_METADATA.map((key) => [key, metadata[key]])));
   // Metadata always exists (it holds the name), so it is never added or removed as a whole.
   return withoutUndefined({ metadata: kept, [part]: object[part] ?? undefined });

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { anchors, proseLines, slug } from "../../helpers/markdown";
 
 // Every relative link of the documentation resolves: the file or folder exists, and a `#anchor` is the GitHub
 // slug of a heading in the target file. The README, docs/ and the READMEs of the parts, as GitHub renders them.
@@ -24,54 +25,6 @@ const DOCUMENTS = [
     .map((name) => `docs/${name}`),
   ...PARTS.flatMap(readmesUnder),
 ].sort();
-
-/** The lines of a Markdown document outside fenced code blocks, with their 1-based numbers. */
-function proseLines(text: string): { line: number; text: string }[] {
-  const lines: { line: number; text: string }[] = [];
-  let fence: string | undefined;
-  text.split("\n").forEach((line, index) => {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-    if (fence === undefined && marker !== undefined) fence = marker;
-    else if (
-      fence !== undefined &&
-      marker !== undefined &&
-      marker[0] === fence[0] &&
-      marker.length >= fence.length
-    )
-      fence = undefined;
-    else if (fence === undefined) lines.push({ line: index + 1, text: line });
-  });
-  return lines;
-}
-
-/** GitHub's anchor for a heading: its text without formatting, lowercased, punctuation dropped, spaces as `-`. */
-function slug(heading: string): string {
-  return heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/<[^>]+>/g, "")
-    .replace(/[`*_~]/g, (char) => (char === "_" ? "_" : ""))
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
-    .replace(/ /g, "-");
-}
-
-/** The anchors a document offers: its headings' slugs (repeats numbered as GitHub does) and explicit ids. */
-function anchors(text: string): Set<string> {
-  const found = new Set<string>();
-  const seen = new Map<string, number>();
-  for (const { text: line } of proseLines(text)) {
-    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
-    if (heading !== undefined) {
-      const base = slug(heading);
-      const count = seen.get(base) ?? 0;
-      seen.set(base, count + 1);
-      found.add(count === 0 ? base : `${base}-${count}`);
-    }
-    for (const [, id] of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) found.add(id as string);
-  }
-  return found;
-}
 
 interface Link {
   document: string;
