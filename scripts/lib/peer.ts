@@ -17,10 +17,23 @@ export interface PeerToolchain {
 
 /** Builds the plugin and installs the SDK on first use (about 17 minutes cold), else finds them. */
 export function peerToolchain(): PeerToolchain {
-  const dir = execFileSync("bash", [path.join(repo, "scripts/toolchain/peer.sh"), "--print-dir"], {
+  return toolchainIn(peerScript("--print-dir"));
+}
+
+/** The plugin and the SDK if they are built, without building them. */
+export function builtPeerToolchain(): PeerToolchain | undefined {
+  const dir = peerScript("--if-built");
+  return dir === "" ? undefined : toolchainIn(dir);
+}
+
+function peerScript(mode: "--print-dir" | "--if-built"): string {
+  return execFileSync("bash", [path.join(repo, "scripts/toolchain/peer.sh"), mode], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   }).trim();
+}
+
+function toolchainIn(dir: string): PeerToolchain {
   return {
     binary: path.join(dir, "bin/pulumi-resource-kubernetes"),
     nodeModules: path.join(dir, "sdk/node_modules"),

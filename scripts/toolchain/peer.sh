@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Makes the peer provider available for the benchmark: pulumi-kubernetes' plugin built once from Go modules (the
 # wrapper module in peer/, whose provider/v4 requirement is the pin) and its npm SDK of the same version, both
-# cached outside the repository, keyed by version. Only `npm run bench -- --backends ...` calls it, never the
-# tests: a cold build takes about 17 minutes on 2 cores and 4.6 GB. Idempotent; prints progress to stderr.
+# cached outside the repository, keyed by version. `npm run bench -- --backends ...` builds them; the tests never
+# do (a cold build takes about 17 minutes on 2 cores and 4.6 GB): test/kube/pulumi-kubernetes.test.ts runs when
+# they are built. Idempotent; prints progress to stderr.
 #
 #   scripts/toolchain/peer.sh              ensure both, print nothing on stdout
 #   scripts/toolchain/peer.sh --print-dir  ensure both, then print the directory holding bin/ and sdk/
+#   scripts/toolchain/peer.sh --if-built   build nothing: print that directory if both are there, else nothing
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -66,10 +68,16 @@ install_sdk() {
   mv "$staging_sdk" "$sdk_dir"
 }
 
+sdk_installed() { [[ -f "$sdk_dir/node_modules/@pulumi/kubernetes/package.json" ]]; }
+
+if [[ "${1:-}" == "--if-built" ]]; then
+  if [[ -x "$binary" ]] && sdk_installed; then echo "$dir"; fi
+  exit 0
+fi
 if [[ ! -x "$binary" ]]; then
   build_plugin
 fi
-if [[ ! -f "$sdk_dir/node_modules/@pulumi/kubernetes/package.json" ]]; then
+if ! sdk_installed; then
   install_sdk
 fi
 say "pulumi-resource-kubernetes $version at $binary, its SDK in $sdk_dir"
