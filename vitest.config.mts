@@ -33,11 +33,13 @@ const suite = (name: string, timeout: number, { groupOrder, maxWorkers }: typeof
 });
 
 /**
- * The longest files (4 to 8 minutes each alone, against under 3 for the others): started first, so that none
+ * The longest files (4 to 8 minutes each alone, against under 3 for the others; ha-faults' environment alone
+ * is five): started first, so that none
  * of them is left running alone at the end. vitest orders by its last durations, but a clean clone has none
  * and falls back to file size, which puts a short file that imports its tests (data-safety-*) last.
  */
 const LONGEST_FILES = [
+  "test/kube/ha-faults.test.ts",
   "test/e2e/data-safety-kube.test.ts",
   "test/e2e/data-safety-local.test.ts",
   "test/e2e/names.test.ts",
