@@ -126,7 +126,7 @@ const readyOf = (object: { status?: { conditions?: { type: string; status: strin
     it("refreshes without changes and destroys everything, leaving the server without the objects", async () => {
       const refresh = await timed("refresh", () => test.stack.refresh());
       expect(refresh.summary.result).toBe("succeeded");
-    expect(refresh.summary.resourceChanges).not.toHaveProperty("update");
+      expect(refresh.summary.resourceChanges).not.toHaveProperty("update");
       const destroy = await timed("destroy", () => test.stack.destroy());
       expect(destroy.summary.result).toBe("succeeded");
       const left = [
