@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, manifest, pathOf } from "../helpers/server";
 import { spawnServer } from "../helpers/server-process";
 
@@ -20,8 +20,17 @@ describe("APIKey.keyData, on the server as a process", () => {
     const key = Buffer.from("sk live key!").toString("base64");
     const created = await call(url, "POST", pathOf("Proxy"), { body: manifest("Proxy", "edge", sinks(key)) });
     expect(created.status).toBe(201);
-    // What a client reads back carries the placeholder; writing it back keeps the stored key.
-    const replaced = await call(url, "PUT", pathOf("Proxy", "edge"), { body: created.body });
-    expect(replaced.status).toBe(200);
+    // What a client reads back carries the placeholder; writing it back keeps the stored key. The embedded
+    // controller writes the Proxy's status after the create, so the write is read-modify-write until it lands
+    // on the current resourceVersion, as client-go's RetryOnConflict does.
+    await vi.waitFor(
+      async () => {
+        const current = await call(url, "GET", pathOf("Proxy", "edge"));
+        expect(current.body.spec.telemetry.thirdPartySinks.vendorAlphaLogs.keyData).not.toBe(key);
+        const replaced = await call(url, "PUT", pathOf("Proxy", "edge"), { body: current.body });
+        expect(replaced.status).toBe(200);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
   }, 60_000);
 });
