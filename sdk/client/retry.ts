@@ -38,7 +38,16 @@ export interface RetryRequest {
 
 /** How one attempt ended. */
 export type AttemptOutcome =
-  | { type: "response"; statusCode: number; retryAfter?: string | undefined }
+  | {
+      type: "response";
+      statusCode: number;
+      retryAfter?: string | undefined;
+      /**
+       * A 500 of kube-apiserver saying etcd did not answer (`isEtcdUnavailable`): the write may or may not
+       * have committed, as when the answer is lost.
+       */
+      etcdUnavailable?: boolean;
+    }
   | {
       type: "transport";
       /** A refused connection or a failed DNS lookup may pass; a certificate error will not. */
@@ -48,6 +57,17 @@ export type AttemptOutcome =
 
 /** Answers that say "try again later" without the request having taken effect. */
 const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/**
+ * What kube-apiserver answers (500 InternalError) while etcd elects a leader or holds a proposal it cannot
+ * commit: gone within an election (about a second), unlike a 500 of the server's own.
+ */
+const ETCD_UNAVAILABLE = /\betcdserver: (request timed out|leader changed|no leader)\b/;
+
+/** Whether a 500's body is kube-apiserver's word for etcd not answering. */
+export function isEtcdUnavailable(statusCode: number, text: string): boolean {
+  return statusCode === 500 && ETCD_UNAVAILABLE.test(text);
+}
+
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
 /**
@@ -56,8 +76,8 @@ const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS
  *
  * - A transient transport failure before the request reached the server (connection refused) is retried
  *   whatever the method: nothing happened yet.
- * - A lost answer (connection reset, timeout) and 429/502/503/504 are retried only when sending the request
- *   twice has the effect of sending it once (see `isReplaySafe`).
+ * - A lost answer (connection reset, timeout, etcd not answering behind kube-apiserver) and 429/502/503/504
+ *   are retried only when sending the request twice has the effect of sending it once (see `isReplaySafe`).
  * - The server's `Retry-After` comes first; otherwise exponential backoff with full jitter, capped.
  * - Past `maxRetries`, a server that answered this client before and now fails as a restarting one does
  *   (`restarting`) gets more retries, up to `restartBudgetMs` of waits, when `restart` is given.
@@ -87,12 +107,15 @@ export interface RestartState {
 
 /**
  * A failure a restarting server gives, for a request that may be sent again: a refused connection (never
- * sent), or a lost answer or 502/503/504 when repeating the request is safe.
+ * sent), or a lost answer, etcd not answering or 502/503/504 when repeating the request is safe.
  */
 function restarting(request: RetryRequest, outcome: AttemptOutcome): boolean {
   if (outcome.type === "transport")
     return outcome.transient && (!outcome.mayHaveReachedServer || isReplaySafe(request));
-  return [502, 503, 504].includes(outcome.statusCode) && isReplaySafe(request);
+  return (
+    (outcome.etcdUnavailable === true || [502, 503, 504].includes(outcome.statusCode)) &&
+    isReplaySafe(request)
+  );
 }
 
 /** The policy within `maxRetries`. */
@@ -106,7 +129,8 @@ function countedDelay(
     if (!outcome.transient || (outcome.mayHaveReachedServer && !isReplaySafe(request))) return undefined;
     return retryWait(retriesSoFar, undefined, options);
   }
-  if (!RETRIED_STATUSES.has(outcome.statusCode) || !isReplaySafe(request)) return undefined;
+  const retried = RETRIED_STATUSES.has(outcome.statusCode) || outcome.etcdUnavailable === true;
+  if (!retried || !isReplaySafe(request)) return undefined;
   return retryWait(retriesSoFar, outcome.retryAfter, options);
 }
 

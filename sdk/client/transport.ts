@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher, Pool } from "undici";
 import { ConnectionError, TimeoutError, type TransportError, UnexpectedResponseError } from "../errors";
 import { type Sleep, withOverrides } from "../shared/retry";
-import { type AttemptOutcome, type RetryOptions, retryDelay } from "./retry";
+import { type AttemptOutcome, isEtcdUnavailable, type RetryOptions, retryDelay } from "./retry";
 import { type WarningHandler, warningsOf } from "./warnings";
 
 export { realSleep, type Sleep } from "../shared/retry";
@@ -210,7 +210,12 @@ export class Transport {
       const text = await answer.body.text();
       const statusCode = answer.statusCode;
       return {
-        outcome: { type: "response", statusCode, retryAfter: firstHeader(answer.headers["retry-after"]) },
+        outcome: {
+          type: "response",
+          statusCode,
+          retryAfter: firstHeader(answer.headers["retry-after"]),
+          etcdUnavailable: isEtcdUnavailable(statusCode, text),
+        },
         response: {
           statusCode,
           text,

@@ -8,13 +8,14 @@ const options: RetryOptions = { ...DEFAULT_RETRY, maxRetries: 3, random: () => 0
 const refused: AttemptOutcome = { type: "transport", transient: true, mayHaveReachedServer: false };
 const lost: AttemptOutcome = { type: "transport", transient: true, mayHaveReachedServer: true };
 const unavailable: AttemptOutcome = { type: "response", statusCode: 503 };
+const etcdElecting: AttemptOutcome = { type: "response", statusCode: 500, etcdUnavailable: true };
 const GET = { method: "GET" };
 const POST = { method: "POST" };
 const up = (waitedMs: number) => ({ serverAnsweredBefore: true, waitedMs });
 
 describe("riding through a restart", () => {
   it("retries past maxRetries a server that answered before, with waits under restartMaxDelayMs", () => {
-    for (const outcome of [refused, lost, unavailable]) {
+    for (const outcome of [refused, lost, unavailable, etcdElecting]) {
       const wait = retryDelay(GET, outcome, 10, options, up(20_000));
       expect(wait).toBe(options.restartMaxDelayMs / 2);
     }

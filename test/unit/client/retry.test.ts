@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AttemptOutcome, DEFAULT_RETRY, type RetryOptions, retryDelay } from "../../../sdk/client/retry";
+import {
+  type AttemptOutcome,
+  DEFAULT_RETRY,
+  isEtcdUnavailable,
+  type RetryOptions,
+  retryDelay,
+} from "../../../sdk/client/retry";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const options: RetryOptions = { ...DEFAULT_RETRY, maxRetries: 10, random: () => 0.5, now: () => NOW };
@@ -115,6 +121,28 @@ describe("what is retried", () => {
     expect(retryDelay(apply, answered(503), 0, options)).toBeDefined();
     expect(retryDelay(json, lost, 0, options)).toBeUndefined();
     expect(retryDelay(json, answered(503), 0, options)).toBeUndefined();
+  });
+
+  it("takes kube-apiserver's 500 for etcd not answering as a lost answer: repeated only when replay-safe", () => {
+    const etcd: AttemptOutcome = { type: "response", statusCode: 500, etcdUnavailable: true };
+    expect(retryDelay({ method: "PUT" }, etcd, 0, options)).toBeDefined();
+    expect(retryDelay({ ...POST, recognisesOwnCreate: true }, etcd, 0, options)).toBeDefined();
+    expect(retryDelay(POST, etcd, 0, options)).toBeUndefined();
+    expect(
+      retryDelay({ method: "PATCH", contentType: "application/json-patch+json" }, etcd, 0, options),
+    ).toBeUndefined();
+  });
+
+  it.each([
+    ["etcdserver: request timed out", true],
+    ["etcdserver: leader changed", true],
+    ["etcdserver: no leader", true],
+    ["etcdserver: mvcc: database space exceeded", false],
+    ["Internal error occurred: failed calling webhook", false],
+  ])("reads a 500 saying %j as etcd not answering: %s", (message, expected) => {
+    const body = JSON.stringify({ kind: "Status", code: 500, reason: "InternalError", message });
+    expect(isEtcdUnavailable(500, body)).toBe(expected);
+    expect(isEtcdUnavailable(422, body)).toBe(false);
   });
 
   it("never repeats a failure that another attempt cannot fix (a refused certificate)", () => {
