@@ -5,6 +5,7 @@ import {
   BUILD_PHASES,
   type BuildStatus,
   CONDITION_REASONS,
+  READINESS_REASONS,
   READINESS_TYPES,
   type ServiceStatus,
 } from "../sdk/schema/status";
@@ -21,7 +22,7 @@ export const EVENT_REASONS = {
   BuildFailed: CONDITION_REASONS.Accepted.BuildFailed,
   PreviewCreated: "PreviewCreated",
   PreviewDeleted: "PreviewDeleted",
-  ProxyDraining: "Draining",
+  ProxyDraining: READINESS_REASONS.Draining,
   ProxyDrained: "Drained",
 } as const;
 

@@ -32,7 +32,7 @@ function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[\s;{}(),])\/\/.*$/gm, "$1");
 }
 
-const SOURCES = ["sdk", "server", "provider", "policies"].flatMap(sourceFiles).map((file) => {
+const SOURCES = ["sdk", "server", "provider", "policies", "controller"].flatMap(sourceFiles).map((file) => {
   const text = readFileSync(join(ROOT, file), "utf8");
   return { file, text, code: code(text) };
 });
