@@ -1,3 +1,4 @@
+import { ExampledevError } from "../sdk/errors";
 import type { ObjectInputs, ObjectOutputs } from "./state";
 
 /**
@@ -6,7 +7,7 @@ import type { ObjectInputs, ObjectOutputs } from "./state";
  * it. Both hosts throw it: the dynamic provider host reads `id`, `properties` and `reasons` off the error,
  * the native plugin's server (native/server.ts) sends them as the gRPC error's details.
  */
-export class PartialFailure extends Error {
+export class PartialFailure extends ExampledevError {
   constructor(
     message: string,
     readonly id: string,
@@ -14,7 +15,6 @@ export class PartialFailure extends Error {
     readonly reasons: string[] = [message],
   ) {
     super(message);
-    this.name = "PartialFailure";
   }
 
   /** The same failure with the properties as a host sends them. */

@@ -1,4 +1,5 @@
 import type { ResourceClient } from "../../sdk/client";
+import { ExampledevError } from "../../sdk/errors";
 import type { KindName } from "../../sdk/schema";
 import type { AnyObject } from "../kinds";
 import type { ObjectInputs } from "../state";
@@ -21,10 +22,9 @@ export interface Expected {
 }
 
 /** An object of the name exists and is not this create's (the API said so: 409). */
-export class NameTaken extends Error {
+export class NameTaken extends ExampledevError {
   constructor(readonly answer: unknown) {
     super(answer instanceof Error ? answer.message : String(answer));
-    this.name = "NameTaken";
   }
 }
 

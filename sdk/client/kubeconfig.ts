@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { ExampledevError } from "../errors/exampledev-error";
 import { baseUrlProblem } from "./settings";
 
 /**
@@ -56,9 +57,7 @@ export interface KubeconfigOptions {
 }
 
 /** A kubeconfig that cannot be used: the message names the file, the context and what is wrong. */
-export class KubeconfigError extends Error {
-  override name = "KubeconfigError";
-}
+export class KubeconfigError extends ExampledevError {}
 
 const text = z.string({ error: "must be a string" }).optional();
 

@@ -1,3 +1,4 @@
+import { ExampledevError } from "./exampledev-error";
 import type { FailureStatus, StatusCause } from "./status";
 
 /** What the request was about, known to the caller even when the server's Status does not say. */
@@ -11,7 +12,7 @@ export interface ApiErrorContext {
  * server's causes with their field paths: `Service "api" was rejected (422 Invalid): spec.x: ...`.
  * Subclasses (one per reason of `REASONS`) only change the phrase; pick them with `apiErrorFromResponse`.
  */
-export class ApiError extends Error {
+export class ApiError extends ExampledevError {
   /** What happened to the subject, for the message: `Service "api" <phrase> (404 NotFound)`. */
   static readonly phrase: string = "failed";
 
@@ -23,7 +24,6 @@ export class ApiError extends Error {
     const kind = context.kind ?? status.details?.kind;
     const objectName = context.name ?? status.details?.name;
     super(describe(status, subjectOf(kind, objectName), (new.target as typeof ApiError).phrase));
-    this.name = new.target.name;
     this.status = status;
     this.kind = kind;
     this.objectName = objectName;

@@ -1,8 +1,9 @@
+import { ExampledevError } from "./exampledev-error";
 /**
  * A create failed in a way that may still have stored the object (a lost answer, retries run out, a 5xx), and
  * the object could not be looked up to tell: it may exist. `cause` is the create's own error.
  */
-export class CreateUnconfirmedError extends Error {
+export class CreateUnconfirmedError extends ExampledevError {
   readonly objectName: string;
   readonly lookupError: unknown;
 
@@ -12,7 +13,6 @@ export class CreateUnconfirmedError extends Error {
       `${subject} may have been created: ${cause.message}; looking it up failed too (${lookup}), so whether it exists is unknown`,
       { cause },
     );
-    this.name = new.target.name;
     this.objectName = objectName;
     this.lookupError = lookupError;
   }

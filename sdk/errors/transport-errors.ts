@@ -1,3 +1,5 @@
+import { ExampledevError } from "./exampledev-error";
+
 interface TransportErrorInit {
   method: string;
   /** Origin and path, never the query string nor credentials. */
@@ -8,7 +10,7 @@ interface TransportErrorInit {
 }
 
 /** The request got no answer: the connection failed or timed out. */
-export class TransportError extends Error {
+export class TransportError extends ExampledevError {
   readonly method: string;
   readonly url: string;
   /** False when the request certainly was not sent (connection refused), so repeating it is always safe. */
@@ -18,7 +20,6 @@ export class TransportError extends Error {
   constructor(problem: string, init: TransportErrorInit) {
     const tries = init.attempts > 1 ? ` (gave up after ${init.attempts} attempts)` : "";
     super(`${init.method} ${init.url} failed: ${problem}${tries}`, { cause: init.cause });
-    this.name = new.target.name;
     this.method = init.method;
     this.url = init.url;
     this.mayHaveReachedServer = init.mayHaveReachedServer;
@@ -47,14 +48,13 @@ export class TimeoutError extends TransportError {
 }
 
 /** The server answered, but not with what the API sends (a body that is not JSON): usually a wrong base URL. */
-export class UnexpectedResponseError extends Error {
+export class UnexpectedResponseError extends ExampledevError {
   readonly statusCode: number;
 
   constructor(statusCode: number, init: { method: string; url: string; contentType: string | undefined }) {
     super(
       `${init.method} ${init.url} answered ${statusCode} with a body that is not JSON (${init.contentType ?? "no content type"}): check the base URL`,
     );
-    this.name = new.target.name;
     this.statusCode = statusCode;
   }
 }

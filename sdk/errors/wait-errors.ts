@@ -1,15 +1,15 @@
+import { ExampledevError } from "./exampledev-error";
 /**
  * A wait that ended without the awaited state: `reason` says why (`Timeout`, or the failure the object itself
  * reported, a condition's reason), `lastSeen` is the object last seen (undefined when it did not exist). The
  * client's `waitFor` and the provider's waits throw it or its subclass.
  */
-export class WaitFailedError extends Error {
+export class WaitFailedError extends ExampledevError {
   readonly reason: string;
   readonly lastSeen: unknown;
 
   constructor(message: string, reason: string, lastSeen: unknown) {
     super(message);
-    this.name = new.target.name;
     this.reason = reason;
     this.lastSeen = lastSeen;
   }
