@@ -3,7 +3,9 @@
 // one series per reason and object (the first occurrence creates the Event, later ones within
 // SERIES_WINDOW_MS count in its `series`, patched at most every SERIES_FLUSH_MS), and a token bucket per object
 // (client-go's spam filter: a burst of 25, then one write per 5 minutes) so that a failing loop writes a
-// bounded number of objects. Never in the way of a sync: writes are fire-and-forget, a failed one is dropped.
+// bounded number of objects. Never in the way of a sync: writes are fire-and-forget, one at a time in the order
+// recorded (client-go's broadcaster: one writer behind a queue of 1,000, dropping past it), so a burst of mints
+// does not send its Events beside the mints' own writes; a failed one is dropped.
 import { randomBytes } from "node:crypto";
 import type { EventClient, EventV1 } from "../sdk/client/events";
 import type { ApiObject } from "../sdk/client/types";
@@ -23,6 +25,8 @@ export const RECORDER_DEFAULTS = {
   seriesWindowMs: 6 * 60_000,
   /** A series' count and last time are written at most this often. */
   seriesFlushMs: 10_000,
+  /** Writes waiting for the one before them; an occurrence past it is dropped (client-go: 1,000). */
+  maxQueued: 1_000,
 };
 
 export type EventType = "Normal" | "Warning";
@@ -50,6 +54,9 @@ export class EventRecorder {
   private readonly series = new Map<string, Series>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly settings: typeof RECORDER_DEFAULTS;
+  /** The last write queued, and how many are queued or under way. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
 
   constructor(private readonly options: RecorderOptions) {
     this.settings = { ...RECORDER_DEFAULTS, ...withoutUndefined(options) };
@@ -68,7 +75,7 @@ export class EventRecorder {
       this.scheduleFlush(objectKey, existing, reason);
       return;
     }
-    if (!this.take(objectKey, now)) {
+    if (this.queued >= this.settings.maxQueued || !this.take(objectKey, now)) {
       this.options.onOutcome?.("dropped", reason);
       return;
     }
@@ -94,7 +101,7 @@ export class EventRecorder {
       note: bounded,
       type,
     };
-    const created = this.options.events.create(event).then(
+    const created = this.write(() => this.options.events.create(event)).then(
       () => {
         this.options.onOutcome?.("created", reason);
         return true;
@@ -113,9 +120,20 @@ export class EventRecorder {
     this.prune(now);
   }
 
-  /** Waits for the writes under way (tests, and a stopping controller). */
+  /** Waits for the writes queued and under way (tests, and a stopping controller). */
   async flush(): Promise<void> {
     await Promise.all([...this.series.values()].map((series) => series.created));
+    await this.tail;
+  }
+
+  /** Runs `request` after the writes queued before it. */
+  private write<T>(request: () => Promise<T>): Promise<T> {
+    this.queued += 1;
+    const done = this.tail.then(request).finally(() => {
+      this.queued -= 1;
+    });
+    this.tail = done.catch(() => undefined);
+    return done;
   }
 
   stop(): void {
@@ -128,7 +146,7 @@ export class EventRecorder {
     series.flushTimer = setTimeout(() => {
       series.flushTimer = undefined;
       if (series.count === series.flushedCount) return;
-      if (!this.take(objectKey, Date.now())) {
+      if (this.queued >= this.settings.maxQueued || !this.take(objectKey, Date.now())) {
         this.options.onOutcome?.("dropped", reason);
         return;
       }
@@ -136,11 +154,13 @@ export class EventRecorder {
       void series.created.then(async (ok) => {
         if (!ok) return;
         try {
-          await this.options.events.patch(EVENTS_NAMESPACE, series.name, {
-            // Only the series: kube-apiserver keeps an events.k8s.io Event's note, reason and regarding
-            // immutable, as client-go's recorder leaves them (the first occurrence's note stays).
-            series: { count, lastObservedTime: microTime(series.last) },
-          });
+          await this.write(() =>
+            this.options.events.patch(EVENTS_NAMESPACE, series.name, {
+              // Only the series: kube-apiserver keeps an events.k8s.io Event's note, reason and regarding
+              // immutable, as client-go's recorder leaves them (the first occurrence's note stays).
+              series: { count, lastObservedTime: microTime(series.last) },
+            }),
+          );
           series.flushedCount = count;
           this.options.onOutcome?.("patched", reason);
         } catch (error) {
@@ -185,9 +205,9 @@ function microTime(ms: number): string {
 }
 
 function withoutUndefined(options: Partial<typeof RECORDER_DEFAULTS>): Partial<typeof RECORDER_DEFAULTS> {
-  const { burst, refillMs, seriesWindowMs, seriesFlushMs } = options;
+  const { burst, refillMs, seriesWindowMs, seriesFlushMs, maxQueued } = options;
   return Object.fromEntries(
-    Object.entries({ burst, refillMs, seriesWindowMs, seriesFlushMs }).filter(
+    Object.entries({ burst, refillMs, seriesWindowMs, seriesFlushMs, maxQueued }).filter(
       ([, value]) => value !== undefined,
     ),
   );

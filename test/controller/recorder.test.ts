@@ -63,4 +63,43 @@ describe("the events recorder", () => {
     console.log(`200 reasons on one object: ${all.length - 1} Events written, ${dropped} dropped`);
     recorder.stop();
   });
+
+  it("writes one at a time in the order recorded, and drops what is recorded past its queue", async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const written: string[] = [];
+    const events = {
+      ...client.events,
+      create: async (event: Parameters<Client["events"]["create"]>[0]) => {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          return await client.events.create(event);
+        } finally {
+          inFlight--;
+          written.push(event.regarding.name ?? "");
+        }
+      },
+    };
+    let dropped = 0;
+    const recorder = new EventRecorder({
+      events,
+      instance: "test",
+      log: silentLogger,
+      maxQueued: 20,
+      onOutcome: (outcome) => {
+        if (outcome === "dropped") dropped++;
+      },
+    });
+    const names = Array.from({ length: 30 }, (_, i) => `queued-${i}`);
+    for (const name of names) {
+      const object = { ...SERVICE, metadata: { name, uid: `uid-${name}` } } as ApiObject;
+      recorder.record(object, "Normal", "RevisionMinted", "Mint", "minted");
+    }
+    await recorder.flush();
+    expect(mostInFlight).toBe(1);
+    expect(written).toEqual(names.slice(0, 20));
+    expect(dropped).toBe(10);
+    recorder.stop();
+  });
 });
