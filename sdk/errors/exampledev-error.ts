@@ -4,7 +4,8 @@
  * wait, an unusable kubeconfig. `name` is the subclass's own.
  */
 export class ExampledevError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  // `{ cause }` spelt out: ErrorOptions is in lib es2022 only, which a user's tsconfig may not load.
+  constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
   }
