@@ -75,7 +75,7 @@ export class EventRecorder {
       this.scheduleFlush(objectKey, existing, reason);
       return;
     }
-    if (this.queued >= this.settings.maxQueued || !this.take(objectKey, now)) {
+    if (!this.admits(objectKey, now)) {
       this.options.onOutcome?.("dropped", reason);
       return;
     }
@@ -146,7 +146,7 @@ export class EventRecorder {
     series.flushTimer = setTimeout(() => {
       series.flushTimer = undefined;
       if (series.count === series.flushedCount) return;
-      if (this.queued >= this.settings.maxQueued || !this.take(objectKey, Date.now())) {
+      if (!this.admits(objectKey, Date.now())) {
         this.options.onOutcome?.("dropped", reason);
         return;
       }
@@ -172,6 +172,11 @@ export class EventRecorder {
       });
     }, this.settings.seriesFlushMs);
     series.flushTimer.unref();
+  }
+
+  /** Whether a write for the object may be queued: room in the queue, and a token of its bucket. */
+  private admits(objectKey: string, now: number): boolean {
+    return this.queued < this.settings.maxQueued && this.take(objectKey, now);
   }
 
   /** A token of the object's bucket, if one is left. */

@@ -1,4 +1,5 @@
 import { ExampledevError } from "./exampledev-error";
+
 /**
  * A create failed in a way that may still have stored the object (a lost answer, retries run out, a 5xx), and
  * the object could not be looked up to tell: it may exist. `cause` is the create's own error.
