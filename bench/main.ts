@@ -7,11 +7,13 @@ import path from "node:path";
 import { benchMinting } from "./minting";
 import { options, type Section, USAGE } from "./options";
 import { measurePatchBlocking } from "./patch-blocking";
+import { measureFloor } from "./request-floor";
 import { benchScale } from "./scale";
 import {
   benchPulumi,
   benchServer,
   benchWatches,
+  printFloor,
   printPatchBlocking,
   printPulumi,
   printServer,
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
     const figures = await benchServer(opts);
     results.server = figures;
     printServer(figures);
+    console.error("the request path against a bare fastify route and undici client");
+    const floor = await measureFloor(opts.packageRoot);
+    results.requestFloor = floor;
+    printFloor(floor);
   }
   if (runs("watch")) {
     console.error("Watches");

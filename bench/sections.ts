@@ -5,6 +5,7 @@ import type { Options } from "./options";
 import { COPIES, type PatchRound } from "./patch-blocking";
 import type { Variant } from "./programs";
 import { type Operation, openStack, type StackOptions, type Timings } from "./pulumi-runs";
+import type { FloorRow, SideCost } from "./request-floor";
 import {
   CONCURRENCY,
   type LoadResult,
@@ -199,6 +200,35 @@ export function printServer(figures: ServerFigures): void {
   console.log(
     `\nGET through the typed client: ${load(client.typed)}; raw undici Pool: ${load(client.raw)}; ` +
       `typed ÷ raw ${figures.ratios.typedOverRawGet}×`,
+  );
+}
+
+export function printFloor(rows: readonly FloorRow[]): void {
+  const [first] = rows;
+  console.log(
+    `\nThe request path ÷ its libraries' floor (a bare fastify route and an undici client), ` +
+      `${first?.requests ?? 0} requests each, one at a time, a 1.6 kB Service; µs per request (CPU; wall)`,
+  );
+  const cost = (side: SideCost) => `${side.clientUs} / ${side.serverUs}; ${side.wallUs}`;
+  console.log(
+    table([
+      [
+        "operation",
+        "floor client / server; wall",
+        "project client / server; wall",
+        "client ÷",
+        "server ÷",
+        "wall ÷",
+      ],
+      ...rows.map((row) => [
+        row.operation,
+        cost(row.floor),
+        cost(row.project),
+        `${row.clientRatio}×`,
+        `${row.serverRatio}×`,
+        `${row.wallRatio}×`,
+      ]),
+    ]),
   );
 }
 

@@ -192,7 +192,7 @@ export function spawnBareServer(packageRoot: string): Promise<ServerProcess> {
   return spawnListening([path.join(packageRoot, "dist/bench/bare-backend.js"), "local"], dataDir);
 }
 
-async function spawnListening(args: readonly string[], dataDir: string): Promise<ServerProcess> {
+export async function spawnListening(args: readonly string[], dataDir: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
