@@ -33,25 +33,36 @@ export interface FieldSchema {
 const WRAPPERS: ReadonlySet<string> = new Set(["optional", "default", "prefault", "nullable", "readonly"]);
 
 export function unwrapField(schema: Schema): FieldSchema {
+  const { schema: inner, defaults } = unwrapped(schema);
+  return {
+    schema: inner,
+    hasDefault: defaults !== undefined,
+    // A copy, so no caller can change the schema's default; made only when asked for (walks unwrap every
+    // field, and most never read the default: structuredClone is costly even for a small object).
+    get defaultValue() {
+      const value = defaults?.value;
+      return typeof value === "object" && value !== null ? structuredClone(value) : value;
+    },
+  };
+}
+
+/** Each schema's unwrapping, worked out once: schemas are built at load and never change. */
+const unwrappings = new WeakMap<Schema, { schema: Schema; defaults: { value: unknown } | undefined }>();
+
+function unwrapped(schema: Schema): { schema: Schema; defaults: { value: unknown } | undefined } {
+  const known = unwrappings.get(schema);
+  if (known !== undefined) return known;
   let current = schema;
-  let found: { value: unknown } | undefined;
+  let defaults: { value: unknown } | undefined;
   for (;;) {
     const { type, innerType, defaultValue } = def(current);
-    if (innerType === undefined || !WRAPPERS.has(type)) {
-      return {
-        schema: current,
-        hasDefault: found !== undefined,
-        // A copy, so no caller can change the schema's default; only objects need one (walks call this
-        // for every field, and structuredClone is costly even for undefined).
-        defaultValue:
-          typeof found?.value === "object" && found.value !== null
-            ? structuredClone(found.value)
-            : found?.value,
-      };
-    }
-    if ((type === "default" || type === "prefault") && found === undefined) found = { value: defaultValue };
+    if (innerType === undefined || !WRAPPERS.has(type)) break;
+    if ((type === "default" || type === "prefault") && defaults === undefined) defaults = { value: defaultValue };
     current = innerType;
   }
+  const found = { schema: current, defaults };
+  unwrappings.set(schema, found);
+  return found;
 }
 
 /** An object met during a walk, with its type's fields and metadata. */
@@ -73,7 +84,7 @@ export function walk(
   visit: (object: ObjectVisit) => Record<string, unknown>,
   path: readonly PathSegment[] = [],
 ): unknown {
-  const field = unwrapField(schema).schema;
+  const field = unwrapped(schema).schema;
   const { type, shape, element, valueType } = def(field);
   if (type === "object" && shape !== undefined && isRecord(value)) {
     const visited = visit({ value, path, fields: shape, meta: typeMeta.get(field) });
@@ -92,7 +103,7 @@ export function walk(
   if (type === "record" && valueType !== undefined && isRecord(value)) {
     // A map of values that cannot hold an object type (free-form maps, string maps) walks to a copy of
     // itself: copied at once, not key by key (a map of 50,000 keys took seconds per write).
-    if (!CONTAINERS.has(def(unwrapField(valueType).schema).type)) return { ...value };
+    if (!CONTAINERS.has(def(unwrapped(valueType).schema).type)) return { ...value };
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [key, walk(valueType, item, visit, [...path, key])]),
     );
@@ -110,13 +121,19 @@ export function forEachObject(
   see: (object: ObjectVisit) => void,
   path: readonly PathSegment[] = [],
 ): void {
-  walk(
-    schema,
-    value,
-    (object) => {
-      see(object);
-      return object.value;
-    },
-    path,
-  );
+  const field = unwrapped(schema).schema;
+  const { type, shape, element, valueType } = def(field);
+  if (type === "object" && shape !== undefined && isRecord(value)) {
+    see({ value, path, fields: shape, meta: typeMeta.get(field) });
+    for (const key of Object.keys(shape)) {
+      const fieldSchema = shape[key];
+      if (fieldSchema !== undefined && Object.hasOwn(value, key) && value[key] !== undefined)
+        forEachObject(fieldSchema, value[key], see, [...path, key]);
+    }
+  } else if (type === "array" && element !== undefined && Array.isArray(value)) {
+    value.forEach((item, index) => forEachObject(element, item, see, [...path, index]));
+  } else if (type === "record" && valueType !== undefined && isRecord(value)) {
+    if (!CONTAINERS.has(def(unwrapped(valueType).schema).type)) return;
+    for (const [key, item] of Object.entries(value)) forEachObject(valueType, item, see, [...path, key]);
+  }
 }

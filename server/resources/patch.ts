@@ -2,6 +2,7 @@ import { applyOperation, getValueByPointer, JsonPatchError, type Operation } fro
 import mergePatch from "json-merge-patch";
 import { apiError, badRequest } from "../../sdk/errors/server-errors";
 import { isRecord } from "../records";
+import { copyJson } from "../storage/copy";
 import { tooLarge } from "./object-size";
 
 export const MERGE_PATCH_TYPE = "application/merge-patch+json";
@@ -29,10 +30,10 @@ export function applyPatchDocument(
   patch: unknown,
   maxObjectBytes: number,
 ): unknown {
-  if (type === MERGE_PATCH_TYPE) return mergePatch.apply(structuredClone(target), patch);
+  if (type === MERGE_PATCH_TYPE) return mergePatch.apply(copyJson(target), patch);
   // `null` is the empty JSON patch to kube-apiserver (evanphx/json-patch decodes it to no operations), and
   // clients send it: pulumi-kubernetes' update marshals the nil list of field-manager fixes it has none of.
-  if (patch === null) return structuredClone(target);
+  if (patch === null) return copyJson(target);
   if (!Array.isArray(patch) || !patch.every(isRecord)) {
     throw badRequest(
       'a JSON patch must be an array of operations, such as [{"op": "replace", "path": "/spec/provider", "value": "cloud"}]',
@@ -44,7 +45,7 @@ export function applyPatchDocument(
       `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}; split the patch`,
     );
   }
-  let document: unknown = structuredClone(target);
+  let document: unknown = copyJson(target);
   let copied = 0;
   for (const [index, operation] of (patch as unknown as Operation[]).entries()) {
     const copy = copyOf(document, operation);

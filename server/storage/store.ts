@@ -144,10 +144,11 @@ export class Store implements ObjectStore {
   }
 
   subscribe(listener: WatchListener): () => void {
+    // The events are this subscription's own copies already (subscribeCommits).
     return this.subscribeCommits((events) => {
       for (const event of events) {
         try {
-          listener({ ...event, object: copyJson(event.object) });
+          listener(event);
         } catch (error) {
           this.onListenerError(error);
         }
