@@ -57,7 +57,8 @@ function unwrapped(schema: Schema): { schema: Schema; defaults: { value: unknown
   for (;;) {
     const { type, innerType, defaultValue } = def(current);
     if (innerType === undefined || !WRAPPERS.has(type)) break;
-    if ((type === "default" || type === "prefault") && defaults === undefined) defaults = { value: defaultValue };
+    if ((type === "default" || type === "prefault") && defaults === undefined)
+      defaults = { value: defaultValue };
     current = innerType;
   }
   const found = { schema: current, defaults };
@@ -131,7 +132,7 @@ export function forEachObject(
         forEachObject(fieldSchema, value[key], see, [...path, key]);
     }
   } else if (type === "array" && element !== undefined && Array.isArray(value)) {
-    value.forEach((item, index) => forEachObject(element, item, see, [...path, index]));
+    for (const [index, item] of value.entries()) forEachObject(element, item, see, [...path, index]);
   } else if (type === "record" && valueType !== undefined && isRecord(value)) {
     if (!CONTAINERS.has(def(unwrapped(valueType).schema).type)) return;
     for (const [key, item] of Object.entries(value)) forEachObject(valueType, item, see, [...path, key]);
