@@ -135,6 +135,9 @@ export interface Comparison {
 
 /** What changed between two values of the same structure. */
 export function compare(structure: Structure, before: unknown, after: unknown): Comparison {
+  // A create: everything is added, and the set of its paths is the answer (not rebuilt path by path).
+  if ((before === undefined || before === null) && after !== undefined && after !== null)
+    return { added: allPathsOf(structure, after, []), modified: new FieldSet(), removed: new FieldSet() };
   const result = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   compareAt(structure, before, after, [], result);
   return result;
