@@ -59,6 +59,27 @@ export async function until<T>(
   }
 }
 
+/**
+ * Resolves once the replica answers `healthUrl` (its probes listen before it takes part in the election);
+ * throws with the replica's log if it exits first, as it does when its port was taken meanwhile.
+ */
+export async function serving(replica: ControllerProcess, healthUrl: string): Promise<void> {
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  replica.exited.then((ended) => {
+    exit = ended;
+  });
+  await until(`the controller to serve ${healthUrl}`, async () => {
+    if (exit)
+      throw new Error(
+        `the controller exited (${exit.signal ?? exit.code}) before serving ${healthUrl}:\n${replica.log()}`,
+      );
+    return fetch(healthUrl).then(
+      () => true,
+      () => undefined,
+    );
+  });
+}
+
 /** `count` distinct loopback ports nothing listens on now (for a flag that takes a port number, not 0). */
 export async function freePorts(count: number): Promise<number[]> {
   // All held open at once: a port closed and asked for again may come back.

@@ -14,6 +14,7 @@ import {
   type ControllerProcess,
   freePorts,
   pidOf,
+  serving,
   spawnController,
   until,
 } from "../helpers/controller-process";
@@ -77,6 +78,10 @@ describe("git push webhooks served by exampledev-controller on kube-apiserver", 
         hooks: `http://127.0.0.1:${port}/hooks/git`,
       });
     }
+    // Both answering before the test delivers: the standby may still be starting when the leader has built.
+    await Promise.all(
+      replicas.map(({ process: replica, hooks }) => serving(replica, new URL("/healthz", hooks).href)),
+    );
   });
   afterAll(async () => {
     for (const { process: replica } of replicas)
